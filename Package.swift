@@ -1,0 +1,49 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "gpustyle",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "GPUStyle", targets: ["GPUStyle"]),
+        .executable(name: "gpustyle", targets: ["gpustyle"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Vulkan headers only: the loader is opened with dlopen at run time so the
+        // binary starts on machines without libvulkan.so.1.
+        .target(name: "CVulkan", path: "Sources/CVulkan"),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG",
+                       providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // Hot CPU loops with run-time ISA dispatch (AVX2+FMA or portable).
+        .target(name: "CKernels", path: "Sources/CKernels",
+                cSettings: [.unsafeFlags(["-O3", "-ffp-contract=fast"])]),
+        .executableTarget(name: "ResourceEmbedder", path: "Sources/ResourceEmbedder"),
+        .plugin(name: "EmbedResources", capability: .buildTool(),
+                dependencies: ["ResourceEmbedder"], path: "Plugins/EmbedResources"),
+        .target(
+            name: "GPUStyle",
+            dependencies: ["CVulkan", "CPNG", "CJPEG", "CKernels"],
+            path: "Sources/GPUStyle",
+            swiftSettings: [.unsafeFlags(["-Ounchecked"])],
+            linkerSettings: [.linkedLibrary("dl")],
+            plugins: ["EmbedResources"]
+        ),
+        .executableTarget(
+            name: "gpustyle",
+            dependencies: ["GPUStyle", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/gpustyle"
+        ),
+        .testTarget(
+            name: "GPUStyleTests",
+            dependencies: ["GPUStyle"],
+            path: "Tests/GPUStyleTests",
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

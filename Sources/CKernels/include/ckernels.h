@@ -1,0 +1,2 @@
+#pragma once
+int gs_ckernels_version(void);

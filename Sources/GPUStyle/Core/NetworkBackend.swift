@@ -1,0 +1,16 @@
+/// Something that can execute an `ExecutionPlan`: the CPU kernels or a Vulkan device.
+///
+/// A backend is created once per process with a list of `ConvolutionWeights` (prepared or
+/// uploaded at creation; `Convolution.layer` indexes the list) and reused for every run. It is
+/// not safe to use from two threads at once.
+public protocol NetworkBackend: AnyObject {
+    /// Human-readable name, e.g. "cpu (2 threads, avx2+fma)" or "vulkan: llvmpipe (...)".
+    var name: String { get }
+
+    /// Runs the plan's steps. `inputs` gives the initial contents of some buffers (each
+    /// `plan.bufferFloats[buffer]` floats long); the others start undefined. `normParameters` is
+    /// the per-layer γ/β table (`ExecutionPlan.parametersPerLayer` floats per layer: γ at
+    /// [0, 32), β at [32, 64)), as `StyleModel.normParameters(for:)` builds it. Returns the final
+    /// contents of `plan.output` (`plan.bufferFloats[plan.output]` floats).
+    func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float]
+}

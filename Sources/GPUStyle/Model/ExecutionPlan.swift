@@ -1,0 +1,209 @@
+/// The network unrolled for one input size: a list of steps over a few reusable buffers.
+///
+/// Both backends execute the same plan step by step (the CPU backend immediately, the Vulkan
+/// backend by recording one dispatch group per step into a single command buffer), so they share
+/// buffer reuse, shapes and numerics by construction.
+///
+/// Tensor layout conventions (all float32, channel planes one after another):
+/// - A *dense* tensor [C][H][W] stores channel `c` at `c * planeStride`, rows `W` floats apart.
+///   `planeStride >= H * W` is rounded up to `planeAlignment` floats so a channel range of a
+///   tensor can be bound on its own (Vulkan storage-buffer offsets must be aligned).
+/// - A *padded* tensor is a reflection-padded copy made for a convolution: channel `c` at
+///   `c * planeStride`, row `r` at `r * rowStride`. In `split` layout (stride-2 convolutions) each
+///   row holds its even columns first and its odd columns from `oddColumnsStart`, so a stride-2
+///   convolution reads consecutive memory for consecutive outputs.
+public struct ExecutionPlan: Sendable {
+    public enum Buffer: Int, Sendable, CaseIterable {
+        /// The network input, dense [3][H][W] in [0, 1].
+        case input
+        /// Padded copy of the current layer's input.
+        case padded
+        /// Activations; residual blocks need three live tensors at once.
+        case a, b, c
+    }
+
+    /// Floats between two channel planes are a multiple of this (64 floats = 256 bytes, the
+    /// largest `minStorageBufferOffsetAlignment` Vulkan allows).
+    public static let planeAlignment = 64
+    /// Extra floats at the end of each padded row: the CPU kernels read whole vectors past the
+    /// last valid column and drop the results.
+    public static let rowSlack = 32
+
+    public struct DenseShape: Sendable, Equatable {
+        public let channels: Int
+        public let height: Int
+        public let width: Int
+        public init(channels: Int, height: Int, width: Int) {
+            self.channels = channels
+            self.height = height
+            self.width = width
+        }
+        public var planeStride: Int { roundUp(height * width, ExecutionPlan.planeAlignment) }
+        public var floatCount: Int { channels * planeStride }
+    }
+
+    /// Reflection padding (with optional 2x nearest upsampling first) of a dense tensor.
+    public struct Pad: Sendable {
+        public let source: Buffer
+        public let destination: Buffer
+        public let sourceShape: DenseShape
+        public let upsample: Bool
+        public let padding: Int
+        public let split: Bool
+        public init(source: Buffer, destination: Buffer, sourceShape: DenseShape, upsample: Bool, padding: Int, split: Bool) {
+            precondition(padding < sourceShape.height * (upsample ? 2 : 1) && padding < sourceShape.width * (upsample ? 2 : 1),
+                         "reflection padding must be smaller than the padded side")
+            self.source = source
+            self.destination = destination
+            self.sourceShape = sourceShape
+            self.upsample = upsample
+            self.padding = padding
+            self.split = split
+        }
+        /// Size after upsampling and padding.
+        public var paddedHeight: Int { (upsample ? 2 : 1) * sourceShape.height + 2 * padding }
+        public var paddedWidth: Int { (upsample ? 2 : 1) * sourceShape.width + 2 * padding }
+        public var oddColumnsStart: Int { split ? (paddedWidth + 1) / 2 : 0 }
+        public var rowStride: Int { roundUp(paddedWidth + ExecutionPlan.rowSlack, 8) }
+        public var planeStride: Int { roundUp(paddedHeight * rowStride, ExecutionPlan.planeAlignment) }
+        public var floatCount: Int { sourceShape.channels * planeStride }
+
+        /// Offset within a padded row of the column that kernel tap `kx` reads for output x = 0
+        /// (output x reads offset + x: strides are folded into the split layout).
+        public func columnOffset(tap kx: Int) -> Int {
+            split ? (kx % 2 == 0 ? kx / 2 : oddColumnsStart + kx / 2) : kx
+        }
+    }
+
+    /// Unpadded convolution, no bias, of a padded tensor; output dense. `layer` indexes the
+    /// backend's `ConvolutionWeights`; stride 2 requires the input's `split` layout.
+    public struct Convolution: Sendable {
+        public let layer: Int
+        public let input: Pad
+        public let destination: Buffer
+        public let kernel: Int
+        public let stride: Int
+        public let outputShape: DenseShape
+        public init(layer: Int, input: Pad, destination: Buffer, outputChannels: Int, kernel: Int, stride: Int) {
+            precondition(stride == 1 || (stride == 2 && input.split), "stride-2 convolutions read split-layout input")
+            self.layer = layer
+            self.input = input
+            self.destination = destination
+            self.kernel = kernel
+            self.stride = stride
+            outputShape = DenseShape(channels: outputChannels,
+                                     height: (input.paddedHeight - kernel) / stride + 1,
+                                     width: (input.paddedWidth - kernel) / stride + 1)
+        }
+        public var inputChannels: Int { input.sourceShape.channels }
+    }
+
+    /// Per-channel mean and biased variance over H x W (fp32), folded with the layer's mixed γ
+    /// and β into `scale = γ / sqrt(var + 1e-5)` and `shift = β - mean * scale`.
+    public struct NormStatistics: Sendable {
+        public let layer: Int
+        public let source: Buffer
+        public let shape: DenseShape
+        public init(layer: Int, source: Buffer, shape: DenseShape) {
+            precondition(shape.channels <= StyleNetwork.maxChannels)
+            self.layer = layer
+            self.source = source
+            self.shape = shape
+        }
+    }
+
+    /// `y = activation(x * scale + shift) [+ residual]`, in place or not.
+    public struct NormApply: Sendable {
+        public let layer: Int
+        public let source: Buffer
+        public let destination: Buffer
+        public let shape: DenseShape
+        public let activation: Activation
+        public let residual: Buffer?
+        public init(layer: Int, source: Buffer, destination: Buffer, shape: DenseShape, activation: Activation, residual: Buffer?) {
+            precondition(shape.channels <= StyleNetwork.maxChannels)
+            self.layer = layer
+            self.source = source
+            self.destination = destination
+            self.shape = shape
+            self.activation = activation
+            self.residual = residual
+        }
+    }
+
+    public enum Step: Sendable {
+        case pad(Pad)
+        case convolution(Convolution)
+        case normStatistics(NormStatistics)
+        case normApply(NormApply)
+    }
+
+    public let inputShape: DenseShape
+    public let outputShape: DenseShape
+    public let output: Buffer
+    public let steps: [Step]
+    /// Floats needed by each buffer (the maximum over its uses).
+    public let bufferFloats: [Buffer: Int]
+
+    /// A plan of arbitrary steps (op tests use single steps).
+    public init(steps: [Step], bufferFloats: [Buffer: Int], inputShape: DenseShape, output: Buffer, outputShape: DenseShape) {
+        self.steps = steps
+        self.bufferFloats = bufferFloats
+        self.inputShape = inputShape
+        self.output = output
+        self.outputShape = outputShape
+    }
+
+    /// Per-layer parameter tables (γβ in, scale/shift out) hold this many floats per layer.
+    public static var parametersPerLayer: Int { 2 * StyleNetwork.maxChannels }
+
+    /// Builds the plan for an input of `height` x `width` (both multiples of 4).
+    public init(height: Int, width: Int) {
+        precondition(height % StyleNetwork.sizeMultiple == 0 && width % StyleNetwork.sizeMultiple == 0)
+        var steps: [Step] = []
+        var sizes: [Buffer: Int] = [:]
+        func use(_ buffer: Buffer, _ floats: Int) { sizes[buffer] = max(sizes[buffer] ?? 0, floats) }
+
+        inputShape = DenseShape(channels: 3, height: height, width: width)
+        use(.input, inputShape.floatCount)
+        var current = Buffer.input
+        var shape = inputShape
+        var blockInput: Buffer? = nil
+
+        for (index, layer) in StyleNetwork.layers.enumerated() {
+            let pad = Pad(source: current, destination: .padded, sourceShape: shape, upsample: layer.upsample,
+                          padding: layer.padding, split: layer.stride == 2)
+            use(.padded, pad.floatCount)
+            steps.append(.pad(pad))
+
+            let probe = Convolution(layer: index, input: pad, destination: .a, outputChannels: layer.outputChannels,
+                                          kernel: layer.kernel, stride: layer.stride)
+            let outShape = probe.outputShape
+            let isBlockStart = layer.name.hasPrefix("res.") && !layer.closesResidualBlock
+            if isBlockStart { blockInput = current }
+            let busy: Set<Buffer> = [current, blockInput].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
+            let destination = [Buffer.a, .b, .c].first { !busy.contains($0) }!
+            use(destination, outShape.floatCount)
+
+            let convolution = Convolution(layer: index, input: pad, destination: destination, outputChannels: layer.outputChannels,
+                                      kernel: layer.kernel, stride: layer.stride)
+            steps.append(.convolution(convolution))
+            steps.append(.normStatistics(NormStatistics(layer: index, source: destination, shape: outShape)))
+            steps.append(.normApply(NormApply(layer: index, source: destination, destination: destination, shape: outShape,
+                                              activation: layer.activation,
+                                              residual: layer.closesResidualBlock ? blockInput : nil)))
+            if layer.closesResidualBlock { blockInput = nil }
+            current = destination
+            shape = outShape
+        }
+        self.steps = steps
+        self.output = current
+        self.outputShape = shape
+        self.bufferFloats = sizes
+    }
+}
+
+@inline(__always)
+func roundUp(_ value: Int, _ multiple: Int) -> Int {
+    (value + multiple - 1) / multiple * multiple
+}
