@@ -27,7 +27,7 @@ public struct ExecutionPlan: Sendable {
     public static let planeAlignment = 64
     /// Extra floats at the end of each padded row: the CPU kernels read whole vectors past the
     /// last valid column and drop the results.
-    public static let rowSlack = 32
+    public static let rowSlack = 40
 
     public struct DenseShape: Sendable, Equatable {
         public let channels: Int

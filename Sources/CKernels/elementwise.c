@@ -1,0 +1,42 @@
+// Memory-bound CPU kernels (padding gather, instance-norm moments and apply), compiled for
+// AVX2+FMA and for the baseline instruction set like the convolution kernel.
+#include "ckernels.h"
+#include "simd.h"
+#include <math.h>
+
+#define CONCAT_(a, b) a##b
+#define CONCAT(a, b) CONCAT_(a, b)
+
+#if defined(__x86_64__)
+#pragma clang attribute push (__attribute__((target("avx2,fma"))), apply_to = function)
+#define ISA avx2
+#include "elementwise_body.inc"
+#undef ISA
+#pragma clang attribute pop
+#endif
+
+#define ISA portable
+#include "elementwise_body.inc"
+#undef ISA
+
+void gs_gather_row(const float *src, const int32_t *columns, int count, float *dst) {
+#if defined(__x86_64__)
+    if (gs_has_avx2_fma()) { gather_row_avx2(src, columns, count, dst); return; }
+#endif
+    gather_row_portable(src, columns, count, dst);
+}
+
+void gs_shifted_moments(const float *x, int64_t n, float shift, double *sum, double *squares) {
+#if defined(__x86_64__)
+    if (gs_has_avx2_fma()) { shifted_moments_avx2(x, n, shift, sum, squares); return; }
+#endif
+    shifted_moments_portable(x, n, shift, sum, squares);
+}
+
+void gs_affine_activation(const float *x, int64_t n, float scale, float shift, int activation,
+                          const float *residual, float *y) {
+#if defined(__x86_64__)
+    if (gs_has_avx2_fma()) { affine_activation_avx2(x, n, scale, shift, activation, residual, y); return; }
+#endif
+    affine_activation_portable(x, n, scale, shift, activation, residual, y);
+}

@@ -1,0 +1,77 @@
+import CKernels
+
+/// The network on this machine's cores: C micro-kernels for convolutions (AVX2+FMA when the CPU
+/// has it), Swift for the memory-bound steps, all cores through Dispatch.
+public final class CPUBackend: NetworkBackend {
+    private let convolutions: [PackedConvolution]
+    private var buffers: [ExecutionPlan.Buffer: UnsafeMutableBufferPointer<Float>] = [:]
+    private var affine = [Float](repeating: 0, count: 0)
+
+    /// Called after every step with its index in the plan and its wall time in seconds
+    /// (the profiler's hook; nil costs nothing).
+    public var stepObserver: ((Int, ExecutionPlan.Step, Double) -> Void)?
+
+    public var name: String {
+        "cpu (\(ParallelFor.workers) threads, \(String(cString: gs_cpu_kernel_isa())))"
+    }
+
+    public init(weights: [ConvolutionWeights]) {
+        convolutions = weights.map(PackedConvolution.init)
+    }
+
+    deinit {
+        for buffer in buffers.values { buffer.deallocate() }
+    }
+
+    /// Reuses the buffer from earlier runs when it is large enough; memory stays bounded by the
+    /// largest plan seen.
+    private func buffer(_ id: ExecutionPlan.Buffer, floats: Int) -> UnsafeMutableBufferPointer<Float> {
+        if let existing = buffers[id], existing.count >= floats { return existing }
+        buffers[id]?.deallocate()
+        let fresh = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(floats, 1))
+        fresh.initialize(repeating: 0)
+        buffers[id] = fresh
+        return fresh
+    }
+
+    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {
+        var storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>] = [:]
+        for (id, floats) in plan.bufferFloats {
+            let buffer = buffer(id, floats: floats)
+            if let input = inputs[id] {
+                precondition(input.count <= floats, "input larger than its plan buffer")
+                _ = buffer.initialize(from: input)
+            }
+            storage[id] = buffer.baseAddress!
+        }
+        let tableSize = max(normParameters.count, StyleNetwork.layers.count * ExecutionPlan.parametersPerLayer)
+        if affine.count < tableSize { affine = [Float](repeating: 0, count: tableSize) }
+
+        normParameters.withUnsafeBufferPointer { parameters in
+            affine.withUnsafeMutableBufferPointer { affine in
+                for (index, step) in plan.steps.enumerated() {
+                    let start = stepObserver == nil ? 0 : MonotonicClock.seconds()
+                    execute(step, storage, parameters.baseAddress!, affine.baseAddress!)
+                    stepObserver?(index, step, MonotonicClock.seconds() - start)
+                }
+            }
+        }
+        let output = storage[plan.output]!
+        return Array(UnsafeBufferPointer(start: output, count: plan.bufferFloats[plan.output]!))
+    }
+
+    private func execute(_ step: ExecutionPlan.Step, _ storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>],
+                         _ parameters: UnsafePointer<Float>, _ affine: UnsafeMutablePointer<Float>) {
+        switch step {
+        case .pad(let pad):
+            ReflectPad.run(pad, source: storage[pad.source]!, destination: storage[pad.destination]!)
+        case .convolution(let conv):
+            convolutions[conv.layer].run(conv, input: storage[conv.input.destination]!, output: storage[conv.destination]!)
+        case .normStatistics(let stats):
+            InstanceNorm.statistics(stats, source: storage[stats.source]!, parameters: parameters, affine: affine)
+        case .normApply(let apply):
+            InstanceNorm.apply(apply, source: storage[apply.source]!, destination: storage[apply.destination]!,
+                               residual: apply.residual.map { UnsafePointer(storage[$0]!) }, affine: affine)
+        }
+    }
+}

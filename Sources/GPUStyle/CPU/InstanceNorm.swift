@@ -1,0 +1,55 @@
+import CKernels
+
+/// CPU kernels of `ExecutionPlan.NormStatistics` and `ExecutionPlan.NormApply`.
+enum InstanceNorm {
+    /// Per channel (scale, shift) from mean and biased variance over the plane. Sums are taken
+    /// relative to the plane's first value in float vectors over short runs, then combined in
+    /// double: single-pass, yet free of the cancellation that plain E[x²] − E[x]² suffers
+    /// when the mean is large against the spread.
+    static func statistics(_ step: ExecutionPlan.NormStatistics, source: UnsafePointer<Float>,
+                           parameters: UnsafePointer<Float>, affine: UnsafeMutablePointer<Float>) {
+        let shape = step.shape
+        let count = shape.height * shape.width
+        let table = parameters + step.layer * ExecutionPlan.parametersPerLayer
+        let out = affine + step.layer * ExecutionPlan.parametersPerLayer
+        ParallelFor.ranges(shape.channels) { channels in
+            for c in channels {
+                let plane = source + c * shape.planeStride
+                let (mean, variance) = moments(plane, count)
+                let scale = table[c] / Float((variance + Double(StyleNetwork.instanceNormEpsilon)).squareRoot())
+                out[c] = scale
+                out[StyleNetwork.maxChannels + c] = table[StyleNetwork.maxChannels + c] - Float(mean) * scale
+            }
+        }
+    }
+
+    static func moments(_ plane: UnsafePointer<Float>, _ count: Int) -> (mean: Double, variance: Double) {
+        var sum = 0.0, squares = 0.0
+        let shift = plane[0]
+        gs_shifted_moments(plane, Int64(count), shift, &sum, &squares)
+        let n = Double(count)
+        let meanShifted = sum / n
+        return (Double(shift) + meanShifted, max(0, squares / n - meanShifted * meanShifted))
+    }
+
+    static func apply(_ step: ExecutionPlan.NormApply, source: UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
+                      residual: UnsafePointer<Float>?, affine: UnsafePointer<Float>) {
+        let shape = step.shape
+        let count = shape.height * shape.width
+        let table = affine + step.layer * ExecutionPlan.parametersPerLayer
+        let activation = step.activation
+        let chunk = 16384
+        let chunksPerPlane = (count + chunk - 1) / chunk
+        ParallelFor.ranges(shape.channels * chunksPerPlane, grain: 4) { items in
+            for item in items {
+                let c = item / chunksPerPlane
+                let begin = (item % chunksPerPlane) * chunk, end = min(begin + chunk, count)
+                let scale = table[c], shift = table[StyleNetwork.maxChannels + c]
+                let offset = c * shape.planeStride
+                let src = source + offset, dst = destination + offset
+                gs_affine_activation(src + begin, Int64(end - begin), scale, shift, Int32(activation.rawValue),
+                                     residual.map { $0 + offset + begin }, dst + begin)
+            }
+        }
+    }
+}
