@@ -1,0 +1,51 @@
+#version 450
+// Reflection padding ("reflect": the edge is not repeated, index -1 reads 1), with optional
+// nearest 2x upsampling first, into the padded layout (rowStride/planeStride; in split layout
+// even columns first, odd columns from oddColumnsStart).
+//
+// Each invocation writes four consecutive floats of a destination row as one vec4 (rows start
+// at multiples of 8 floats, so the store is aligned) and works out, per float, which padded
+// column lands there. Floats past the used part of a row land in its slack, which the
+// convolution reads only for outputs it drops, so they just repeat the last column.
+// Texel views rather than storage buffers: on lavapipe those are vector gathers/scatters.
+// 64 invocations as (x, y) = (slots, rows), set by the host so narrow maps keep lanes busy
+// (lavapipe pays per workgroup, and a 64-wide row of a 66-float map left most lanes idle).
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
+
+layout(binding = 0) uniform samplerBuffer source;
+layout(binding = 1, rgba32f) uniform writeonly imageBuffer destination;
+
+layout(push_constant) uniform Push {
+    uint srcWidth, srcHeight, srcPlaneStride;
+    uint paddedWidth, paddedHeight, dstRowStride, dstPlaneStride;
+    uint padding, upsample, split, oddColumnsStart;
+} p;
+
+// Reflects i into [0, n) (requires |overhang| < n, which the plan guarantees).
+int reflectIndex(int i, int n) {
+    if (i < 0) i = -i;
+    if (i >= n) i = 2 * (n - 1) - i;
+    return i;
+}
+
+// Source column of the float at position `slot` of a destination row.
+uint sourceColumn(uint slot) {
+    uint column = slot;  // padded column stored at this slot
+    if (p.split != 0u) column = slot < p.oddColumnsStart ? 2u * slot : 2u * (slot - p.oddColumnsStart) + 1u;
+    column = min(column, p.paddedWidth - 1u);
+    return uint(reflectIndex(int(column) - int(p.padding), int(p.srcWidth << p.upsample)) >> p.upsample);
+}
+
+void main() {
+    uint slot = 4u * gl_GlobalInvocationID.x;
+    uint row = gl_GlobalInvocationID.y;
+    uint channel = gl_GlobalInvocationID.z;
+    if (slot >= p.paddedWidth || row >= p.paddedHeight) return;
+    uint sy = uint(reflectIndex(int(row) - int(p.padding), int(p.srcHeight << p.upsample)) >> p.upsample);
+    int rowBase = int(channel * p.srcPlaneStride + sy * p.srcWidth);
+    vec4 v = vec4(texelFetch(source, rowBase + int(sourceColumn(slot))).x,
+                  texelFetch(source, rowBase + int(sourceColumn(slot + 1u))).x,
+                  texelFetch(source, rowBase + int(sourceColumn(slot + 2u))).x,
+                  texelFetch(source, rowBase + int(sourceColumn(slot + 3u))).x);
+    imageStore(destination, int((channel * p.dstPlaneStride + row * p.dstRowStride + slot) >> 2), v);
+}

@@ -1,0 +1,154 @@
+import CVulkan
+
+/// Runs an `ExecutionPlan` with the compute shaders in `Shaders/`: each run uploads the inputs
+/// and the γ/β table, records every step into one command buffer (global barriers between
+/// dependent dispatches), submits once, waits on one fence and downloads `plan.output`.
+public final class VulkanBackend: NetworkBackend {
+    public let context: VulkanContext
+    let pipelines: VulkanPipelineCache
+    let recorder: VulkanCommandRecorder
+    private let pool: VulkanBufferPool
+    private let staging: VulkanStagingBuffer
+    let weights: VulkanPackedWeights
+    private let weightAllocation: VulkanBufferPool.Allocation
+
+    /// Plan buffers, the γ/β table and the scale/shift table, kept across runs and reallocated
+    /// only when a plan needs more.
+    private var allocations: [ExecutionPlan.Buffer: VulkanBufferPool.Allocation] = [:]
+    private var parameterAllocation: VulkanBufferPool.Allocation?
+    private var affineAllocation: VulkanBufferPool.Allocation?
+
+    /// Largest tensor range a dispatch binds: maxStorageBufferRange, and at most
+    /// maxTexelBufferElements floats since tensors are bound as texel views. Tests lower it to
+    /// exercise channel chunking on small tensors.
+    var maxBindingBytes: Int
+
+    /// Floats of the per-layer parameter tables the shaders declare (`vec4 table[1024]`).
+    static let maxTableFloats = 4096
+
+    public var name: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
+
+    public init(context: VulkanContext, weights: [ConvolutionWeights]) throws {
+        self.context = context
+        pipelines = VulkanPipelineCache(context: context)
+        recorder = try VulkanCommandRecorder(context: context)
+        pool = VulkanBufferPool(context: context)
+        staging = VulkanStagingBuffer(context: context)
+        maxBindingBytes = min(Int(context.limits.maxStorageBufferRange), 4 * Int(context.limits.maxTexelBufferElements))
+        self.weights = VulkanPackedWeights(weights, maxChunkBytes: min(1 << 16, Int(context.limits.maxUniformBufferRange)))
+        weightAllocation = try pool.allocate(bytes: 4 * max(self.weights.floats.count, 1))
+        try upload(self.weights.floats, to: weightAllocation.range)
+    }
+
+    deinit {
+        for allocation in allocations.values { pool.free(allocation) }
+        [parameterAllocation, affineAllocation, weightAllocation].compactMap { $0 }.forEach(pool.free)
+    }
+
+    /// One-off upload through staging (weights at creation).
+    private func upload(_ values: [Float], to range: VulkanBufferRange) throws {
+        let bytes = 4 * values.count
+        guard bytes > 0 else { return }
+        try staging.reserve(bytes: bytes)
+        values.withUnsafeBytes { staging.mapped!.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
+        try staging.flush()
+        try recorder.begin()
+        recorder.copy(from: stagingRange(0, bytes), to: range, bytes: bytes)
+        try recorder.submitAndWait()
+    }
+
+    private func stagingRange(_ offset: Int, _ bytes: Int) -> VulkanBufferRange {
+        VulkanBufferRange(buffer: staging.buffer!, offset: offset, size: bytes)
+    }
+
+    /// Reuses an allocation that is large enough, else replaces it.
+    private func ensure(_ existing: VulkanBufferPool.Allocation?, bytes: Int) throws -> VulkanBufferPool.Allocation {
+        if let existing, existing.range.size >= bytes { return existing }
+        if let existing { pool.free(existing) }
+        return try pool.allocate(bytes: bytes)
+    }
+
+    func range(_ buffer: ExecutionPlan.Buffer) -> VulkanBufferRange { allocations[buffer]!.range }
+    var weightRange: VulkanBufferRange { weightAllocation.range }
+    var parameterRange: VulkanBufferRange { parameterAllocation!.range }
+    var affineRange: VulkanBufferRange { affineAllocation!.range }
+
+    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {
+        let usedLayers = plan.steps.compactMap(\.layer).max().map { $0 + 1 } ?? 0
+        let tableFloats = max(normParameters.count, usedLayers * ExecutionPlan.parametersPerLayer, 1)
+        // The shaders read the γ/β and scale/shift tables as 64 KiB uniform buffers.
+        guard tableFloats <= Self.maxTableFloats else {
+            throw VulkanError.unsupported("norm parameter tables beyond \(Self.maxTableFloats / ExecutionPlan.parametersPerLayer) layers")
+        }
+        precondition(normParameters.count >= usedLayers * ExecutionPlan.parametersPerLayer
+                     || !plan.steps.contains { if case .normStatistics = $0 { true } else { false } },
+                     "normParameters does not cover every layer of the plan")
+
+        // Device buffers (grow only when needed; freed blocks are returned to the system).
+        var reallocated = false
+        func ensure(_ existing: VulkanBufferPool.Allocation?, floats: Int) throws -> VulkanBufferPool.Allocation {
+            reallocated = reallocated || (existing?.range.size ?? 0) < 4 * floats
+            return try self.ensure(existing, bytes: 4 * floats)
+        }
+        for (buffer, floats) in plan.bufferFloats {
+            allocations[buffer] = try ensure(allocations[buffer], floats: floats)
+        }
+        parameterAllocation = try ensure(parameterAllocation, floats: tableFloats)
+        affineAllocation = try ensure(affineAllocation, floats: tableFloats)
+        if reallocated { pool.trim() }
+
+        // Staging: the inputs and the γ/β table, then room for the output.
+        var uploads: [(ExecutionPlan.Buffer?, [Float], Int)] = []  // (nil = γ/β table), values, staging offset
+        var offset = 0
+        for (buffer, values) in inputs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let floats = plan.bufferFloats[buffer] else { preconditionFailure("input for \(buffer), which the plan does not use") }
+            precondition(values.count <= floats, "input larger than its plan buffer")
+            uploads.append((buffer, values, offset))
+            offset = roundUp(offset + 4 * values.count, 256)
+        }
+        uploads.append((nil, normParameters, offset))
+        offset = roundUp(offset + 4 * normParameters.count, 256)
+        let outputFloats = plan.bufferFloats[plan.output]!
+        let downloadOffset = offset
+        try staging.reserve(bytes: downloadOffset + 4 * outputFloats)
+        for (_, values, at) in uploads {
+            values.withUnsafeBytes { staging.mapped!.advanced(by: at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        try staging.flush()
+
+        try recorder.begin()
+        for (buffer, values, at) in uploads {
+            let destination = buffer.map(range) ?? parameterRange
+            recorder.copy(from: stagingRange(at, 4 * values.count), to: destination, bytes: 4 * values.count)
+        }
+        recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)
+        for (index, step) in plan.steps.enumerated() {
+            try record(step, index: index)
+            recorder.barrier()
+        }
+        recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
+        recorder.copy(from: range(plan.output), to: stagingRange(downloadOffset, 4 * outputFloats), bytes: 4 * outputFloats)
+        recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
+                         destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
+        try recorder.submitAndWait()
+        try staging.invalidate()
+
+        return [Float](unsafeUninitializedCapacity: outputFloats) { result, count in
+            UnsafeMutableRawBufferPointer(result).copyMemory(
+                from: UnsafeRawBufferPointer(start: staging.mapped!.advanced(by: downloadOffset), count: 4 * outputFloats))
+            count = outputFloats
+        }
+    }
+}
+
+extension ExecutionPlan.Step {
+    /// The network layer a step belongs to (pads are attributed to nothing).
+    var layer: Int? {
+        switch self {
+        case .pad: nil
+        case .convolution(let c): c.layer
+        case .normStatistics(let s): s.layer
+        case .normApply(let a): a.layer
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import CVulkan
+import Foundation
+
+/// One Vulkan instance, device and compute queue. Create it once per process and share it
+/// between backends; pipelines and memory hang off it.
+public final class VulkanContext: @unchecked Sendable {  // queue access is serialised by `submitLock`
+    /// Every physical device, in the loader's order (`VulkanContext(deviceIndex:)` indexes this).
+    public static func devices() throws -> [VulkanDeviceInfo] {
+        let instance = try VulkanInstance(validation: false)
+        return try instance.physicalDevices().enumerated().map { VulkanDeviceInfo(index: $0, properties: $1.properties) }
+    }
+
+    public let info: VulkanDeviceInfo
+    public let validationEnabled: Bool
+    let instance: VulkanInstance
+    let vk: VulkanFunctions
+    let physicalDevice: VkPhysicalDevice
+    let device: VkDevice
+    let queue: VkQueue
+    let queueFamily: UInt32
+    let limits: VkPhysicalDeviceLimits
+    let memoryProperties: VkPhysicalDeviceMemoryProperties
+    private let submitLock = NSLock()
+
+    /// Warnings and errors reported by the validation layer so far (empty without validation).
+    public var validationErrors: [String] { instance.log.all }
+
+    /// - Parameters:
+    ///   - deviceIndex: index into `devices()`; nil picks discrete > integrated > virtual > cpu.
+    ///   - validation: enables VK_LAYER_KHRONOS_validation with a debug messenger. Env
+    ///     GPUSTYLE_VULKAN_VALIDATION=1 turns it on regardless.
+    public init(deviceIndex: Int? = nil, validation: Bool = false) throws {
+        let validation = validation || getenv("GPUSTYLE_VULKAN_VALIDATION").map { String(cString: $0) == "1" } == true
+        validationEnabled = validation
+        instance = try VulkanInstance(validation: validation)
+        vk = instance.vk
+        let candidates = try instance.physicalDevices()
+        guard !candidates.isEmpty else { throw VulkanError.noDevice }
+        let index: Int
+        if let deviceIndex {
+            guard candidates.indices.contains(deviceIndex) else {
+                throw VulkanError.deviceIndexOutOfRange(index: deviceIndex, count: candidates.count)
+            }
+            index = deviceIndex
+        } else {
+            // min(by:) keeps the first of equals, so the loader's order breaks ties.
+            index = candidates.indices.min { VulkanDeviceInfo.Kind(candidates[$0].properties.deviceType).preference
+                < VulkanDeviceInfo.Kind(candidates[$1].properties.deviceType).preference }!
+        }
+        let chosen = candidates[index]
+        info = VulkanDeviceInfo(index: index, properties: chosen.properties)
+        guard chosen.properties.apiVersion >= gs_vk_make_api_version(0, 1, 1, 0) else {
+            throw VulkanError.unsupported("\(info.name) supports only Vulkan \(info.apiVersion); 1.1 is required")
+        }
+        physicalDevice = chosen.handle
+        limits = chosen.properties.limits
+
+        var familyCount: UInt32 = 0
+        vk.getPhysicalDeviceQueueFamilyProperties(physicalDevice, &familyCount, nil)
+        var families = [VkQueueFamilyProperties](repeating: VkQueueFamilyProperties(), count: Int(familyCount))
+        vk.getPhysicalDeviceQueueFamilyProperties(physicalDevice, &familyCount, &families)
+        let computeBit = VK_QUEUE_COMPUTE_BIT.rawValue
+        // Prefer a compute-only family (async compute on GPUs), else any family with compute.
+        guard let family = families.indices.first(where: { families[$0].queueFlags & computeBit != 0
+                                                            && families[$0].queueFlags & VK_QUEUE_GRAPHICS_BIT.rawValue == 0 })
+                ?? families.indices.first(where: { families[$0].queueFlags & computeBit != 0 }) else {
+            throw VulkanError.unsupported("\(info.name) has no compute queue")
+        }
+        queueFamily = UInt32(family)
+
+        var memory = VkPhysicalDeviceMemoryProperties()
+        vk.getPhysicalDeviceMemoryProperties(physicalDevice, &memory)
+        memoryProperties = memory
+
+        var priority: Float = 1
+        var device: VkDevice?
+        let createDevice = vk.createDevice
+        try withUnsafePointer(to: &priority) { priorityPointer in
+            var queueInfo = VkDeviceQueueCreateInfo()
+            queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
+            queueInfo.queueFamilyIndex = UInt32(family)
+            queueInfo.queueCount = 1
+            queueInfo.pQueuePriorities = priorityPointer
+            try withUnsafePointer(to: &queueInfo) { queuePointer in
+                var deviceInfo = VkDeviceCreateInfo()
+                deviceInfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
+                deviceInfo.queueCreateInfoCount = 1
+                deviceInfo.pQueueCreateInfos = queuePointer
+                try vkCheck(createDevice(chosen.handle, &deviceInfo, nil, &device), "vkCreateDevice")
+            }
+        }
+        guard let device else { throw VulkanError.failed(call: "vkCreateDevice", result: VK_ERROR_UNKNOWN.rawValue) }
+        self.device = device
+        var queue: VkQueue?
+        vk.getDeviceQueue(device, UInt32(family), 0, &queue)
+        self.queue = queue!
+    }
+
+    deinit {
+        _ = vk.deviceWaitIdle(device)
+        vk.destroyDevice(device, nil)
+    }
+
+    /// Test hook: env GPUSTYLE_VULKAN_FAULT=device-lost makes every queue submission fail with
+    /// VK_ERROR_DEVICE_LOST (without submitting), so tests can check that the error surfaces.
+    private var injectedSubmitFault: VkResult? {
+        guard let value = getenv("GPUSTYLE_VULKAN_FAULT").map({ String(cString: $0) }) else { return nil }
+        return value == "device-lost" ? VK_ERROR_DEVICE_LOST : nil
+    }
+
+    /// Submits one command buffer and waits for it on `fence` (which is reset first).
+    func submitAndWait(_ commandBuffer: VkCommandBuffer, fence: VkFence) throws {
+        submitLock.lock()
+        defer { submitLock.unlock() }
+        if let fault = injectedSubmitFault { try vkCheck(fault, "vkQueueSubmit") }
+        var fenceVar: VkFence? = fence
+        try vkCheck(vk.resetFences(device, 1, &fenceVar), "vkResetFences")
+        var buffer: VkCommandBuffer? = commandBuffer
+        try withUnsafePointer(to: &buffer) { buffers in
+            var submit = VkSubmitInfo()
+            submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+            submit.commandBufferCount = 1
+            submit.pCommandBuffers = buffers
+            try vkCheck(vk.queueSubmit(queue, 1, &submit, fence), "vkQueueSubmit")
+        }
+        try vkCheck(vk.waitForFences(device, 1, &fenceVar, VkBool32(VK_TRUE), UInt64.max), "vkWaitForFences")
+    }
+
+    /// Index of a memory type allowed by `typeBits` with all of `required`, preferring ones that
+    /// also have `preferred`.
+    func memoryType(typeBits: UInt32, required: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0) -> UInt32? {
+        let allowed = (0..<memoryProperties.memoryTypeCount).filter {
+            typeBits & (1 << $0) != 0 && memoryTypeFlags($0) & required == required
+        }
+        return allowed.first { memoryTypeFlags($0) & preferred == preferred } ?? allowed.first
+    }
+}

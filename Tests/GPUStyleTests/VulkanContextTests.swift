@@ -1,0 +1,157 @@
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// Shared helpers of the Vulkan tests (kept in a Vulkan*Tests file so they travel with them).
+enum VulkanTesting {
+    /// A fresh context with the validation layer on, or a skip when this machine has no Vulkan.
+    static func context() throws -> VulkanContext {
+        do {
+            return try VulkanContext(validation: true)
+        } catch let error as VulkanError {
+            if case .loaderMissing = error { throw XCTSkip("no Vulkan loader: \(error)") }
+            if case .noDevice = error { throw XCTSkip("no Vulkan device") }
+            throw error
+        }
+    }
+
+    static func assertNoValidationErrors(_ context: VulkanContext, file: StaticString = #filePath, line: UInt = #line) {
+        let errors = context.validationErrors
+        XCTAssertTrue(errors.isEmpty, "validation layer reported:\n" + errors.prefix(5).joined(separator: "\n"),
+                      file: file, line: line)
+    }
+
+    static func fixture(_ path: String) throws -> [String: NamedTensor] {
+        guard let root = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
+            throw XCTSkip("test fixtures are not bundled")
+        }
+        let url = root.appendingPathComponent(path)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("fixture \(path) is missing") }
+        return try TensorFile.parse(Data(contentsOf: url))
+    }
+
+    static func fixtures(prefix: String) throws -> [String] {
+        guard let root = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
+            throw XCTSkip("test fixtures are not bundled")
+        }
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("ops").path)) ?? []
+        let names = files.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".gpsw") }.sorted()
+        if names.isEmpty { throw XCTSkip("no \(prefix)*.gpsw fixtures yet") }
+        return names.map { "ops/\($0)" }
+    }
+
+    /// [C][H][W] values laid out with the plan's plane stride.
+    static func dense(_ values: [Float], _ shape: ExecutionPlan.DenseShape) -> [Float] {
+        var out = [Float](repeating: 0, count: shape.floatCount)
+        let plane = shape.height * shape.width
+        for c in 0..<shape.channels {
+            for i in 0..<plane { out[c * shape.planeStride + i] = values[c * plane + i] }
+        }
+        return out
+    }
+
+    /// The inverse of `dense`.
+    static func compact(_ values: [Float], _ shape: ExecutionPlan.DenseShape) -> [Float] {
+        let plane = shape.height * shape.width
+        return (0..<shape.channels).flatMap { c in values[c * shape.planeStride..<c * shape.planeStride + plane] }
+    }
+
+    /// Max |a - b| must stay within `relative` of the reference's magnitude (at least 1).
+    static func assertClose(_ actual: [Float], _ expected: [Float], relative: Float = 1e-4, _ message: String,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(actual.count, expected.count, message, file: file, line: line)
+        let magnitude = max(1, expected.map(abs).max() ?? 0)
+        var worst: Float = 0, worstIndex = 0
+        for i in 0..<min(actual.count, expected.count) {
+            let d = abs(actual[i] - expected[i])
+            if !(d <= worst) { worst = d; worstIndex = i }  // also catches NaN
+        }
+        XCTAssertLessThanOrEqual(worst, relative * magnitude,
+                                 "\(message): max error \(worst) at \(worstIndex) (got \(actual[worstIndex]), want \(expected[worstIndex]))",
+                                 file: file, line: line)
+    }
+
+    static func random(_ count: Int, seed: UInt64, range: ClosedRange<Float> = -1...1) -> [Float] {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        return (0..<count).map { _ in
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17  // xorshift64
+            return range.lowerBound + (range.upperBound - range.lowerBound) * Float(state >> 40) / Float(1 << 24)
+        }
+    }
+}
+
+final class VulkanContextTests: XCTestCase {
+    func testDevicesAreListed() throws {
+        let devices: [VulkanDeviceInfo]
+        do { devices = try VulkanContext.devices() } catch VulkanError.loaderMissing { throw XCTSkip("no Vulkan loader") }
+        XCTAssertFalse(devices.isEmpty)
+        for (i, device) in devices.enumerated() {
+            XCTAssertEqual(device.index, i)
+            XCTAssertFalse(device.name.isEmpty)
+            XCTAssertGreaterThan(device.maxStorageBufferRange, 0)
+            XCTAssertTrue(device.apiVersion.hasPrefix("1."), device.apiVersion)
+        }
+    }
+
+    func testContextWithValidationStartsClean() throws {
+        let context = try VulkanTesting.context()
+        XCTAssertTrue(context.validationEnabled)
+        XCTAssertFalse(context.info.name.isEmpty)
+        // Automatic choice prefers real GPUs over CPU implementations.
+        let best = try VulkanContext.devices().map(\.kind.preference).min()
+        XCTAssertEqual(context.info.kind.preference, best)
+        VulkanTesting.assertNoValidationErrors(context)
+    }
+
+    func testDeviceIndexOutOfRange() throws {
+        let context = try VulkanTesting.context()
+        let devices = try VulkanContext.devices()
+        XCTAssertThrowsError(try VulkanContext(deviceIndex: devices.count, validation: true)) { error in
+            XCTAssertEqual(error as? VulkanError, .deviceIndexOutOfRange(index: devices.count, count: devices.count))
+            XCTAssertTrue("\(error)".contains("out of range"), "\(error)")
+        }
+        VulkanTesting.assertNoValidationErrors(context)
+    }
+
+    func testMissingLoaderIsACleanError() throws {
+        setenv("GPUSTYLE_VULKAN_LOADER", "/nonexistent/libvulkan.so.1", 1)
+        defer { unsetenv("GPUSTYLE_VULKAN_LOADER") }
+        XCTAssertThrowsError(try VulkanContext.devices()) { error in
+            XCTAssertEqual(error as? VulkanError, .loaderMissing(path: "/nonexistent/libvulkan.so.1"))
+            XCTAssertEqual("\(error)", "Vulkan loader /nonexistent/libvulkan.so.1 not found")
+        }
+        XCTAssertThrowsError(try VulkanContext(validation: true)) { error in
+            XCTAssertTrue(error is VulkanError, "\(error)")
+        }
+        XCTAssertEqual("\(VulkanError.loaderMissing(path: "libvulkan.so.1"))", "Vulkan loader libvulkan.so.1 not found")
+    }
+
+    func testInjectedDeviceLostSurfacesAsVulkanError() throws {
+        let context = try VulkanTesting.context()
+        let weights = [ConvolutionWeights(outputChannels: 1, inputChannels: 1, kernel: 3, values: [Float](repeating: 0.1, count: 9))]
+        let backend = try VulkanBackend(context: context, weights: weights)
+        let shape = ExecutionPlan.DenseShape(channels: 1, height: 8, width: 8)
+        let pad = ExecutionPlan.Pad(source: .input, destination: .padded, sourceShape: shape, upsample: false, padding: 1, split: false)
+        let plan = ExecutionPlan(steps: [.pad(pad)], bufferFloats: [.input: shape.floatCount, .padded: pad.floatCount],
+                                 inputShape: shape, output: .padded, outputShape: shape)
+        let input = [Float](repeating: 1, count: shape.floatCount)
+
+        setenv("GPUSTYLE_VULKAN_FAULT", "device-lost", 1)
+        XCTAssertThrowsError(try backend.run(plan, inputs: [.input: input], normParameters: [])) { error in
+            guard let error = error as? VulkanError else { return XCTFail("not a VulkanError: \(error)") }
+            XCTAssertTrue(error.isDeviceLost)
+            XCTAssertEqual("\(error)", "vkQueueSubmit failed: VK_ERROR_DEVICE_LOST")
+        }
+        unsetenv("GPUSTYLE_VULKAN_FAULT")
+        // The hook does not break the backend: the next run works.
+        let output = try backend.run(plan, inputs: [.input: input], normParameters: [])
+        XCTAssertEqual(output[pad.rowStride + 1], 1)
+        VulkanTesting.assertNoValidationErrors(context)
+    }
+
+    func testErrorMessagesNameTheResult() {
+        XCTAssertEqual("\(VulkanError.failed(call: "vkCreateDevice", result: -3))", "vkCreateDevice failed: VK_ERROR_INITIALIZATION_FAILED")
+        XCTAssertEqual("\(VulkanError.noDevice)", "no Vulkan device found")
+        XCTAssertEqual("\(VulkanError.deviceIndexOutOfRange(index: 3, count: 1))", "Vulkan device index 3 out of range (1 device available)")
+    }
+}
