@@ -19,6 +19,9 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG",
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // setjmp-protected libpng/libjpeg calls (Swift cannot setjmp).
+        .target(name: "CImageShims", dependencies: ["CPNG", "CJPEG"], path: "Sources/CImageShims",
+                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
         // Hot CPU loops with run-time ISA dispatch (AVX2+FMA or portable).
         .target(name: "CKernels", path: "Sources/CKernels",
                 cSettings: [.unsafeFlags(["-O3", "-ffp-contract=fast"])]),
@@ -27,7 +30,7 @@ let package = Package(
                 dependencies: ["ResourceEmbedder"], path: "Plugins/EmbedResources"),
         .target(
             name: "GPUStyle",
-            dependencies: ["CVulkan", "CPNG", "CJPEG", "CKernels"],
+            dependencies: ["CVulkan", "CPNG", "CJPEG", "CImageShims", "CKernels"],
             path: "Sources/GPUStyle",
             swiftSettings: [.unsafeFlags(["-Ounchecked"])],
             linkerSettings: [.linkedLibrary("dl")],
@@ -40,7 +43,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GPUStyleTests",
-            dependencies: ["GPUStyle"],
+            dependencies: ["GPUStyle", "gpustyle"],
             path: "Tests/GPUStyleTests",
             resources: [.copy("Fixtures")]
         ),

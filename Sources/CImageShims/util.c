@@ -1,0 +1,5 @@
+#include <stdlib.h>
+
+#include "cimageshims.h"
+
+void gps_free(void *pointer) { free(pointer); }

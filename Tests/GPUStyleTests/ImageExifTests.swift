@@ -1,0 +1,70 @@
+import XCTest
+@testable import GPUStyle
+
+/// The EXIF parser and pixel reorientation, with hand-built inputs.
+final class ImageExifTests: XCTestCase {
+    /// TIFF with IFD0 = [0x010F ASCII (skipped), 0x0112 SHORT orientation].
+    func tiff(orientation: UInt16, bigEndian: Bool, type: UInt16 = 3) -> [UInt8] {
+        func u16(_ v: UInt16) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: UInt32) -> [UInt8] { bigEndian ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF)) : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16)) }
+        var bytes: [UInt8] = bigEndian ? Array("MM".utf8) : Array("II".utf8)
+        bytes += u16(42) + u32(8) + u16(2)
+        bytes += u16(0x010F) + u16(2) + u32(4) + Array("abc\0".utf8)
+        bytes += u16(0x0112) + u16(type) + u32(1) + u16(orientation) + u16(0)
+        return bytes + u32(0)
+    }
+
+    func testReadsOrientationInBothByteOrders() {
+        for value in 1...8 {
+            for bigEndian in [false, true] {
+                let parsed = ExifOrientation.fromTIFF(tiff(orientation: UInt16(value), bigEndian: bigEndian))
+                XCTAssertEqual(parsed.rawValue, value, "value \(value) bigEndian \(bigEndian)")
+            }
+        }
+    }
+
+    func testMalformedExifMeansNormal() {
+        XCTAssertEqual(ExifOrientation.fromTIFF([]), .normal)
+        XCTAssertEqual(ExifOrientation.fromTIFF(Array("XX*\0\u{8}\0\0\0".utf8)), .normal)
+        XCTAssertEqual(ExifOrientation.fromTIFF(tiff(orientation: 9, bigEndian: false)), .normal)
+        XCTAssertEqual(ExifOrientation.fromTIFF(tiff(orientation: 0, bigEndian: true)), .normal)
+        XCTAssertEqual(ExifOrientation.fromTIFF(tiff(orientation: 6, bigEndian: false, type: 4)), .normal)
+        XCTAssertEqual(ExifOrientation.fromTIFF(Array(tiff(orientation: 6, bigEndian: true).prefix(30))), .normal)
+    }
+
+    func testFindsExifSegmentInJPEGMarkers() {
+        let app0: [UInt8] = [0xFF, 0xE0, 0x00, 0x06, 0x4A, 0x46, 0x49, 0x46]
+        let exif = Array("Exif\0\0".utf8) + tiff(orientation: 6, bigEndian: true)
+        let app1: [UInt8] = [0xFF, 0xE1, UInt8((exif.count + 2) >> 8), UInt8((exif.count + 2) & 0xFF)] + exif
+        let jpeg: [UInt8] = [0xFF, 0xD8] + app0 + app1 + [0xFF, 0xDA, 0x00, 0x02]
+        XCTAssertEqual(ExifOrientation.fromJPEG(Data(jpeg)), .rotate90Clockwise)
+        // Truncated segment lengths must not trap.
+        XCTAssertEqual(ExifOrientation.fromJPEG(Data(jpeg.prefix(20))), .normal)
+    }
+
+    /// A 3 x 2 picture whose pixel values are their stored index:
+    ///   0 1 2
+    ///   3 4 5
+    func testReorientationMovesPixelsAsEXIFDefines() {
+        let values: [Float] = [0, 1, 2, 3, 4, 5]
+        let stored = Image(width: 3, height: 2, rgb: values + values + values, alpha: values)
+        let expected: [ExifOrientation: (width: Int, rows: [Float])] = [
+            .normal: (3, [0, 1, 2, 3, 4, 5]),
+            .flipHorizontal: (3, [2, 1, 0, 5, 4, 3]),
+            .rotate180: (3, [5, 4, 3, 2, 1, 0]),
+            .flipVertical: (3, [3, 4, 5, 0, 1, 2]),
+            .transpose: (2, [0, 3, 1, 4, 2, 5]),
+            .rotate90Clockwise: (2, [3, 0, 4, 1, 5, 2]),
+            .transverse: (2, [5, 2, 4, 1, 3, 0]),
+            .rotate90CounterClockwise: (2, [2, 5, 1, 4, 0, 3]),
+        ]
+        for (orientation, want) in expected {
+            let shown = stored.oriented(orientation)
+            XCTAssertEqual(shown.width, want.width, "\(orientation)")
+            XCTAssertEqual(shown.height, 6 / want.width, "\(orientation)")
+            XCTAssertEqual(Array(shown.rgb[0..<6]), want.rows, "\(orientation) red")
+            XCTAssertEqual(Array(shown.rgb[12..<18]), want.rows, "\(orientation) blue")
+            XCTAssertEqual(shown.alpha, want.rows, "\(orientation) alpha")
+        }
+    }
+}
