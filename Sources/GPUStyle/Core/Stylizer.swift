@@ -1,0 +1,73 @@
+/// Stylizes images with the multi-style network on one backend, reusing the backend's buffers
+/// and the execution plan across images of the same size.
+public final class Stylizer {
+    public let model: StyleModel
+    public let backend: NetworkBackend
+    private var cachedPlan: ExecutionPlan?
+
+    public init(model: StyleModel, backend: NetworkBackend) {
+        self.model = model
+        self.backend = backend
+    }
+
+    public struct InputError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Checks that an image is large enough for the network (both sides >= 32 pixels).
+    public static func validate(width: Int, height: Int) throws {
+        let minimum = StyleNetwork.minimumInputSide
+        guard width >= minimum, height >= minimum else {
+            throw InputError(description: "image is \(width)x\(height); the network needs at least \(minimum)x\(minimum) pixels")
+        }
+    }
+
+    /// Runs the network on `image` (its size need not be a multiple of 4: the input is
+    /// reflection-padded on the bottom and right, and the result cropped back). `strength`
+    /// mixes the stylized result with the original (1 = fully stylized). Alpha passes through.
+    public func stylize(_ image: Image, mix: StyleMix, strength: Float = 1) throws -> Image {
+        try Stylizer.validate(width: image.width, height: image.height)
+        let height = roundUp(image.height, StyleNetwork.sizeMultiple)
+        let width = roundUp(image.width, StyleNetwork.sizeMultiple)
+        let plan = self.plan(height: height, width: width)
+        let input = Stylizer.paddedInput(image, plan.inputShape, floats: plan.bufferFloats[.input]!)
+        let output = try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix))
+        return Stylizer.cropOutput(output, plan.outputShape, like: image, strength: strength)
+    }
+
+    private func plan(height: Int, width: Int) -> ExecutionPlan {
+        if let plan = cachedPlan, plan.inputShape.height == height, plan.inputShape.width == width { return plan }
+        let plan = ExecutionPlan(height: height, width: width)
+        cachedPlan = plan
+        return plan
+    }
+
+    static func paddedInput(_ image: Image, _ shape: ExecutionPlan.DenseShape, floats: Int) -> [Float] {
+        var input = [Float](repeating: 0, count: floats)
+        let w = image.width, h = image.height
+        for c in 0..<3 {
+            for y in 0..<shape.height {
+                let sy = ReflectPad.reflect(y, h)
+                for x in 0..<shape.width {
+                    input[c * shape.planeStride + y * shape.width + x] = image.rgb[(c * h + sy) * w + ReflectPad.reflect(x, w)]
+                }
+            }
+        }
+        return input
+    }
+
+    static func cropOutput(_ output: [Float], _ shape: ExecutionPlan.DenseShape, like image: Image, strength: Float) -> Image {
+        let w = image.width, h = image.height
+        var rgb = [Float](repeating: 0, count: 3 * w * h)
+        let keep = 1 - strength
+        for c in 0..<3 {
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = (c * h + y) * w + x
+                    rgb[i] = strength * output[c * shape.planeStride + y * shape.width + x] + keep * image.rgb[i]
+                }
+            }
+        }
+        return Image(width: w, height: h, rgb: rgb, alpha: image.alpha)
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Time the network on every path (CPU, each Vulkan device) on the same input, in one process."
+    )
+
+    enum Paths: String, ExpressibleByArgument { case all, cpu, gpu }
+
+    @Option(help: "Comma-separated WxH sizes.")
+    var sizes: String = "256x256,512x512,640x480,1920x1080"
+
+    @Option(help: "Timed runs per size and path (after one warm-up run).")
+    var runs: Int = 5
+
+    @Option(help: "Which paths to time: all, cpu or gpu.")
+    var device: Paths = .all
+
+    @Option(help: "Style index used for the runs.")
+    var style: Int = 2
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func validate() throws {
+        guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
+        _ = try parsedSizes()
+    }
+
+    func parsedSizes() throws -> [(width: Int, height: Int)] {
+        try sizes.split(separator: ",").map { text in
+            let parts = text.lowercased().split(separator: "x")
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
+                  w >= StyleNetwork.minimumInputSide, h >= StyleNetwork.minimumInputSide, w * h <= 16_000_000 else {
+                throw ValidationError("bad size '\(text)': expected WxH, each side >= \(StyleNetwork.minimumInputSide), at most 16 megapixels")
+            }
+            return (w, h)
+        }
+    }
+
+    func run() throws {
+        let model = try StyleModel.bundled()
+        let mix = try StyleMix(style: style)
+        var paths: [BenchPath] = []
+        if device != .gpu { paths.append(BenchPath.cpu(model)) }
+        if device != .cpu { paths += BenchPath.vulkan(model, required: device == .gpu) }
+        var results: [BenchResult] = []
+        for (width, height) in try parsedSizes() {
+            let image = BenchInput.image(width: width, height: height)
+            var reference: Image?
+            for path in paths {
+                guard let stylizer = path.stylizer else { continue }
+                var result = try BenchResult.measure(stylizer, path: path, image: image, mix: mix, runs: runs)
+                if let reference, let output = result.output {
+                    result.parity = Parity(reference, output)
+                } else {
+                    reference = result.output
+                }
+                results.append(result)
+            }
+        }
+        if json {
+            print(BenchReport(paths: paths, results: results).json())
+        } else {
+            print(BenchReport(paths: paths, results: results).table())
+        }
+    }
+}

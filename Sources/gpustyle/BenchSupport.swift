@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+/// One way to run the network, with the cost of getting it ready.
+struct BenchPath {
+    let label: String
+    let device: String
+    let setupSeconds: Double
+    let stylizer: Stylizer?
+    let error: String?
+
+    static func cpu(_ model: StyleModel) -> BenchPath {
+        let start = MonotonicClock.seconds()
+        let backend = CPUBackend(weights: model.convolutions)
+        return BenchPath(label: "cpu", device: backend.name, setupSeconds: MonotonicClock.seconds() - start,
+                         stylizer: Stylizer(model: model, backend: backend), error: nil)
+    }
+
+    /// One path per Vulkan device. Unavailable Vulkan is reported in the table, not fatal,
+    /// unless the user asked for GPUs only.
+    static func vulkan(_ model: StyleModel, required: Bool) -> [BenchPath] {
+        do {
+            let devices = try VulkanContext.devices()
+            return devices.map { info in
+                let start = MonotonicClock.seconds()
+                do {
+                    let context = try VulkanContext(deviceIndex: info.index)
+                    let backend = try VulkanBackend(context: context, weights: model.convolutions)
+                    return BenchPath(label: devices.count == 1 ? "vulkan" : "vulkan\(info.index)", device: backend.name,
+                                     setupSeconds: MonotonicClock.seconds() - start,
+                                     stylizer: Stylizer(model: model, backend: backend), error: nil)
+                } catch {
+                    return BenchPath(label: "vulkan\(info.index)", device: info.name, setupSeconds: 0, stylizer: nil, error: "\(error)")
+                }
+            }
+        } catch {
+            return [BenchPath(label: "vulkan", device: "none", setupSeconds: 0, stylizer: nil, error: "\(error)")]
+        }
+    }
+}
+
+/// A deterministic, photo-like test input (smooth gradients plus texture), so every path and
+/// every run sees the same pixels.
+enum BenchInput {
+    static func image(width: Int, height: Int) -> Image {
+        var rgb = [Float](repeating: 0, count: 3 * width * height)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for c in 0..<3 {
+            for y in 0..<height {
+                for x in 0..<width {
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    let noise = Float(state >> 40) / Float(1 << 24)
+                    let smooth = 0.5 + 0.4 * sin(Float(x) * 0.02 + Float(c)) * cos(Float(y) * 0.015)
+                    rgb[(c * height + y) * width + x] = 0.8 * smooth + 0.2 * noise
+                }
+            }
+        }
+        return Image(width: width, height: height, rgb: rgb, alpha: nil)
+    }
+}
+
+/// Largest difference and PSNR between two paths' outputs.
+struct Parity {
+    let maxAbsDiff: Float
+    let psnr: Double
+
+    init(_ a: Image, _ b: Image) {
+        var maxDiff: Float = 0, squares = 0.0
+        for (x, y) in zip(a.rgb, b.rgb) {
+            let d = abs(x - y)
+            maxDiff = max(maxDiff, d)
+            squares += Double(d * d)
+        }
+        maxAbsDiff = maxDiff
+        let mse = squares / Double(max(a.rgb.count, 1))
+        psnr = mse == 0 ? .infinity : 10 * log10(1 / mse)
+    }
+}
+
+struct BenchResult {
+    let path: String
+    let width: Int
+    let height: Int
+    let firstSeconds: Double
+    let seconds: [Double]
+    var output: Image?
+    var parity: Parity?
+
+    static func measure(_ stylizer: Stylizer, path: BenchPath, image: Image, mix: StyleMix, runs: Int) throws -> BenchResult {
+        var start = MonotonicClock.seconds()
+        var output = try stylizer.stylize(image, mix: mix)
+        let first = MonotonicClock.seconds() - start
+        var times: [Double] = []
+        for _ in 0..<runs {
+            start = MonotonicClock.seconds()
+            output = try stylizer.stylize(image, mix: mix)
+            times.append(MonotonicClock.seconds() - start)
+        }
+        return BenchResult(path: path.label, width: image.width, height: image.height, firstSeconds: first,
+                           seconds: times.sorted(), output: output, parity: nil)
+    }
+
+    var minimum: Double { seconds.first! }
+    var median: Double { seconds.count % 2 == 1 ? seconds[seconds.count / 2] : (seconds[seconds.count / 2 - 1] + seconds[seconds.count / 2]) / 2 }
+    var p95: Double { seconds[min(seconds.count - 1, Int((Double(seconds.count) * 0.95).rounded(.up)) - 1)] }
+    var gflops: Double {
+        let macs = StyleNetwork.macs(height: (height + 3) / 4 * 4, width: (width + 3) / 4 * 4)
+        return 2 * Double(macs) / median / 1e9
+    }
+}

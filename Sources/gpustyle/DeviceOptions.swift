@@ -1,0 +1,41 @@
+import ArgumentParser
+import GPUStyle
+
+enum DeviceName: String, ExpressibleByArgument, CaseIterable {
+    case auto, gpu, cpu
+}
+
+/// `--device`, `--gpu-id` and `--verbose`, shared by the commands that run the network.
+struct DeviceOptions: ParsableArguments {
+    @Option(help: "Where to run: auto (a real GPU if present, else the CPU path), gpu (Vulkan), or cpu.")
+    var device: DeviceName = .auto
+
+    @Option(name: .customLong("gpu-id"), help: "Vulkan device index (see `gpustyle devices`); implies --device gpu unless --device is given.")
+    var gpuID: Int?
+
+    @Flag(name: .shortAndLong, help: "Say which path was chosen and why, and time each image.")
+    var verbose = false
+
+    var preference: DevicePreference {
+        switch device {
+        case .cpu: return .cpu
+        case .gpu: return .gpu(index: gpuID)
+        case .auto: return gpuID.map { .gpu(index: $0) } ?? .auto
+        }
+    }
+
+    /// Creates the backend, printing warnings (always) and the reason (under --verbose).
+    func makeStylizer() throws -> Stylizer {
+        let model = try StyleModel.bundled()
+        let choice: DeviceChoice
+        do {
+            choice = try DeviceSelector.choose(preference, model: model)
+        } catch {
+            // Only an explicit GPU request reaches here: auto always has the CPU path.
+            throw CommandFailure(message: "GPU requested but unusable: \(error)")
+        }
+        choice.warnings.forEach(printToStandardError)
+        if verbose { printToStandardError("device: \(choice.backend.name) — \(choice.reason)") }
+        return Stylizer(model: model, backend: choice.backend)
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import GPUStyle
+
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List the compute paths: Vulkan devices (for --gpu-id) and the CPU path."
+    )
+
+    func run() throws {
+        let model = try StyleModel.bundled()
+        print("cpu: \(CPUBackend(weights: model.convolutions).name)")
+        do {
+            let devices = try VulkanContext.devices()
+            if devices.isEmpty { print("vulkan: no devices") }
+            for device in devices { print("vulkan: \(device)") }
+        } catch {
+            print("vulkan: unavailable (\(error))")
+        }
+        let choice = try DeviceSelector.choose(.auto, model: model)
+        print("--device auto picks: \(choice.backend.name) — \(choice.reason)")
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+/// Entry point. Parsing is done by hand so that every usage error exits with status 2
+/// (ArgumentParser's default is 64), as the README promises.
+@main
+enum Main {
+    static func main() {
+        // A closed pipe on stdout (`gpustyle ... - | head`) becomes a write error we report,
+        // not a silent death by signal.
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try GPUStyleCommand.parseAsRoot()
+            try command.run()
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch let failure as CommandFailure {
+            printToStandardError("gpustyle: \(failure.message)")
+            Foundation.exit(failure.status)
+        } catch {
+            let code = GPUStyleCommand.exitCode(for: error)
+            if code == .success {
+                GPUStyleCommand.exit(withError: error)  // --help, --version
+            }
+            if isUserError(error) {
+                printToStandardError("gpustyle: \(error)")
+                Foundation.exit(2)
+            }
+            if code == .validationFailure {
+                // One line: the reason, and where to read more.
+                printToStandardError("gpustyle: \(GPUStyleCommand.message(for: error)) (see gpustyle --help)")
+                Foundation.exit(2)
+            }
+            // Anything else is ours or the device's, not the user's: status 1.
+            printToStandardError("gpustyle: error: \(error)")
+            Foundation.exit(1)
+        }
+    }
+
+    /// Errors caused by what the user gave us (files, values), reported in one line with status 2.
+    static func isUserError(_ error: Error) -> Bool {
+        error is ImageError || error is StyleMix.ParseError || error is Stylizer.InputError
+            || error is RectangleDetector.OptionsError
+    }
+}
+
+/// A failure the command has already worded for the user.
+struct CommandFailure: Error {
+    let message: String
+    var status: Int32 = 2
+}
+
+struct GPUStyleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gpustyle",
+        abstract: "Neural style transfer on Vulkan compute shaders, with a fast CPU path chosen at run time.",
+        version: "0.1.0",
+        subcommands: [StylizeCommand.self, StylesCommand.self, DetectCommand.self, BenchCommand.self, DevicesCommand.self],
+        defaultSubcommand: StylizeCommand.self
+    )
+}

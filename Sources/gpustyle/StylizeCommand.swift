@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+struct StylizeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stylize",
+        abstract: "Stylize a photo (the default command): gpustyle --style 2 in.png out.png",
+        discussion: """
+        INPUT is a PNG or JPEG file, a folder of them, or - for standard input. OUTPUT is a PNG
+        file, a folder (with a folder INPUT), or - for standard output.
+
+        Examples:
+          gpustyle --style 2 photo.jpg out.png
+          gpustyle --style 3:0.5,12:0.5 --strength 0.8 photo.png blend.png
+          gpustyle --style 4 photos/ -o styled/
+          cat photo.png | gpustyle --style 9 - - > out.png
+        """
+    )
+
+    @Option(help: "Style index 0-25, or a blend such as 3:0.5,12:0.5.")
+    var style: String = "0"
+
+    @Option(help: "Mix with the original photo: 1 = fully stylized, 0 = unchanged.")
+    var strength: Float = 1
+
+    @Option(name: [.short, .customLong("output")], help: "Output file or folder (instead of the second argument).")
+    var outputOption: String?
+
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    @Argument(help: "Input image, folder, or -.")
+    var input: String
+
+    @Argument(help: "Output PNG, folder, or -.")
+    var output: String?
+
+    func validate() throws {
+        guard strength.isFinite, (0...1).contains(strength) else {
+            throw ValidationError("--strength must be between 0 and 1 (got \(strength))")
+        }
+        if output != nil && outputOption != nil {
+            throw ValidationError("give the output either as the second argument or with -o, not both")
+        }
+        if output == nil && outputOption == nil {
+            throw ValidationError("missing output: gpustyle --style N INPUT OUTPUT")
+        }
+    }
+
+    func run() throws {
+        let mix = try StyleMix(parsing: style)
+        let destination = (output ?? outputOption)!
+        var isDirectory: ObjCBool = false
+        if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+            try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions).run()
+            return
+        }
+        // Check the input and the output's folder before starting a device: bad input fails fast.
+        try OutputPath.checkWritable(destination)
+        let image = try ImageIO.read(path: input)
+        try Stylizer.validate(width: image.width, height: image.height)
+        let stylizer = try deviceOptions.makeStylizer()
+        let start = MonotonicClock.seconds()
+        let result = try stylizer.stylize(image, mix: mix, strength: strength)
+        try ImageIO.writePNG(result, to: destination)
+        if deviceOptions.verbose {
+            printToStandardError(String(format: "%@: %dx%d, style %@, %.0f ms", input, image.width, image.height,
+                                        mix.description, (MonotonicClock.seconds() - start) * 1000))
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import XCTest
+@testable import GPUStyle
+
+/// The CPU kernels against numpy references (tools/make_op_fixtures.py).
+final class CPUOpTests: XCTestCase {
+    let cpu: OpHarness.BackendFactory = { CPUBackend(weights: $0) }
+
+    func testConvolutionMatchesNumpy() throws {
+        let cases = try Fixtures.names(in: "ops", prefix: "conv_")
+        XCTAssertGreaterThanOrEqual(cases.count, 10)
+        for name in cases {
+            let fixture = try Fixtures.tensors(name)
+            let expected = fixture["output"]!.values
+            let scale = expected.map(abs).max() ?? 1
+            assertClose(try OpHarness.convolution(fixture, backend: cpu), expected, tolerance: 1e-5 * max(1, scale), name)
+        }
+    }
+
+    func testInstanceNormMatchesNumpy() throws {
+        let cases = try Fixtures.names(in: "ops", prefix: "norm_")
+        XCTAssertGreaterThanOrEqual(cases.count, 4)
+        let variants: [(Activation, Bool, String)] = [(.identity, false, "out_identity"), (.relu, false, "out_relu"),
+                                                      (.sigmoid, false, "out_sigmoid"), (.identity, true, "out_identity_residual")]
+        for name in cases {
+            let fixture = try Fixtures.tensors(name)
+            for (activation, residual, key) in variants {
+                let actual = try OpHarness.norm(fixture, activation: activation, residual: residual, backend: cpu)
+                assertClose(actual, fixture[key]!.values, tolerance: 2e-5, "\(name) \(key)")
+            }
+        }
+    }
+
+    func testReflectionPadMatchesNumpy() throws {
+        let cases = try Fixtures.names(in: "ops", prefix: "pad_")
+        XCTAssertGreaterThanOrEqual(cases.count, 4)
+        for name in cases {
+            let fixture = try Fixtures.tensors(name)
+            for split in [false, true] {
+                assertClose(try OpHarness.pad(fixture, split: split, backend: cpu), fixture["output"]!.values,
+                            tolerance: 0, "\(name) split=\(split)")
+            }
+        }
+    }
+
+    /// The micro-kernel has an AVX2 copy and a portable copy; whichever runs here must handle
+    /// widths that are not a multiple of its 32-pixel tile.
+    func testConvolutionTailWidths() throws {
+        for width in [2, 31, 33, 65] {
+            let input: [Float] = (0..<(2 * 5 * width)).map { (i: Int) -> Float in Float((i * 7919) % 13) / 13 - 0.5 }
+            let weights: [Float] = (0..<(5 * 2 * 9)).map { (i: Int) -> Float in Float((i * 104729) % 17) / 17 - 0.5 }
+            let fixture: [String: NamedTensor] = [
+                "input": NamedTensor(name: "input", shape: [2, 5, width], values: input),
+                "weight": NamedTensor(name: "weight", shape: [5, 2, 3, 3], values: weights),
+                "stride": NamedTensor(name: "stride", shape: [1], values: [1]),
+                "upsample": NamedTensor(name: "upsample", shape: [1], values: [0]),
+            ]
+            let actual = try OpHarness.convolution(fixture, backend: cpu)
+            // Direct definition of the convolution, for this test only.
+            var expected: [Float] = []
+            func at(_ c: Int, _ y: Int, _ x: Int) -> Float {
+                input[(c * 5 + ReflectPad.reflect(y, 5)) * width + ReflectPad.reflect(x, width)]
+            }
+            for co in 0..<5 {
+                for y in 0..<5 {
+                    for x in 0..<width {
+                        var sum: Float = 0
+                        for ci in 0..<2 { for ky in 0..<3 { for kx in 0..<3 {
+                            let w: Float = weights[((co * 2 + ci) * 3 + ky) * 3 + kx]
+                            sum += w * at(ci, y + ky - 1, x + kx - 1)
+                        } } }
+                        expected.append(sum)
+                    }
+                }
+            }
+            assertClose(actual, expected, tolerance: 1e-5, "width \(width)")
+        }
+    }
+}
