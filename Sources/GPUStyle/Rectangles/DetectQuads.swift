@@ -1,0 +1,124 @@
+import Foundation
+
+/// A quad made of four detected lines, in working-image coordinates.
+struct QuadCandidate {
+    var quad: Quad
+    /// Indices of the lines along top, right, bottom, left (the sides from corner i to i+1).
+    var lines: [Int]
+    /// Edge coverage of each side (0...1).
+    var coverage: [Double]
+    var score: Double { 0.5 * coverage.min()! + 0.5 * coverage.reduce(0, +) / 4 }
+}
+
+/// Quad hypotheses from pairs of line pairs, filtered by Vision's geometric parameters and
+/// scored by how much of each side is backed by image edges.
+enum DetectQuads {
+    /// Opposite sides of a rectangle seen in perspective are not parallel; this is how far apart
+    /// (in degrees) their directions may be.
+    static let maximumOppositeSkew = 40.0
+    /// A side needs at least this share of its length on edges; all sides together more.
+    static let minimumSideCoverage = 0.55
+    static let minimumMeanCoverage = 0.7
+
+    static func run(_ lines: [DetectedLine], map: EdgeMap, options: RectangleDetectionOptions) -> [QuadCandidate] {
+        let shortSide = Double(min(map.width, map.height))
+        let minimumSide = max(8, options.minimumSize * shortSide)
+        let n = lines.count
+        var angles = [Double](repeating: 0, count: n * n)
+        for i in 0..<n { for j in 0..<n { angles[i * n + j] = angleBetween(lines[i], lines[j]) } }
+        var pairs: [(Int, Int)] = []
+        for i in 0..<n {
+            for j in (i + 1)..<n where angles[i * n + j] <= maximumOppositeSkew {
+                // Opposite sides must be at least the minimum size apart (measured at line i's
+                // foot point, which is where the skew matters least).
+                let foot = lines[i].point(at: 0)
+                let gap = abs(foot.x * lines[j].cosTheta + foot.y * lines[j].sinTheta - lines[j].rho)
+                if gap >= 0.8 * minimumSide { pairs.append((i, j)) }
+            }
+        }
+        // Sides of neighbouring corners meet at 90° ± the tolerance; perspective spreads each
+        // pair of opposite sides by up to the skew.
+        let minimumCrossing = 90 - options.quadratureTolerance - maximumOppositeSkew / 2
+        // Each worker collects its own candidates; merged in pair order so results are deterministic.
+        let workers = max(1, min(ParallelFor.workers, pairs.count))
+        var perWorker = [[QuadCandidate]](repeating: [], count: workers)
+        perWorker.withUnsafeMutableBufferPointer { perWorker in
+            ParallelFor.ranges(workers) { range in
+                for worker in range {
+                    var found: [QuadCandidate] = []
+                    for p in stride(from: worker, to: pairs.count, by: workers) {
+                        for q in (p + 1)..<pairs.count {
+                            let (a, b) = pairs[p], (c, d) = pairs[q]
+                            guard a != c && a != d && b != c && b != d else { continue }
+                            guard angles[a * n + c] >= minimumCrossing, angles[b * n + d] >= minimumCrossing else { continue }
+                            if let candidate = makeCandidate(lines, a, b, c, d, map: map, minimumSide: minimumSide, options: options) {
+                                found.append(candidate)
+                            }
+                        }
+                    }
+                    perWorker[worker] = found
+                }
+            }
+        }
+        return perWorker.flatMap { $0 }
+    }
+
+    /// Angle between two lines' directions, 0...90 degrees.
+    static func angleBetween(_ a: DetectedLine, _ b: DetectedLine) -> Double {
+        let c = abs(cos(a.theta - b.theta))
+        return acos(min(1, c)) * 180 / .pi
+    }
+
+    static func makeCandidate(_ lines: [DetectedLine], _ a: Int, _ b: Int, _ c: Int, _ d: Int,
+                              map: EdgeMap, minimumSide: Double, options: RectangleDetectionOptions) -> QuadCandidate? {
+        // Walk a∩c → a∩d → b∩d → b∩c: sides a, d, b, c.
+        guard let p0 = lines[a].intersection(lines[c]), let p1 = lines[a].intersection(lines[d]),
+              let p2 = lines[b].intersection(lines[d]), let p3 = lines[b].intersection(lines[c]) else { return nil }
+        let margin = 2.0
+        for p in [p0, p1, p2, p3] {
+            guard p.x >= -margin, p.y >= -margin, p.x <= Double(map.width - 1) + margin, p.y <= Double(map.height - 1) + margin
+            else { return nil }
+        }
+        var corners = [p0, p1, p2, p3]
+        var sideLines = [a, d, b, c]
+        guard isConvex(corners) else { return nil }
+        if Quad(topLeft: p0, topRight: p1, bottomRight: p2, bottomLeft: p3).area < 0 {
+            corners = [p0, p3, p2, p1]
+            sideLines = [c, b, d, a]
+        }
+        let sides = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }
+        let width = (sides[0] + sides[2]) / 2, height = (sides[1] + sides[3]) / 2
+        guard min(width, height) >= minimumSide else { return nil }
+        let aspect = min(width, height) / max(width, height)
+        guard aspect >= options.minimumAspectRatio - 1e-9, aspect <= options.maximumAspectRatio + 1e-9 else { return nil }
+        for i in 0..<4 {
+            let u = corners[(i + 3) % 4] - corners[i], v = corners[(i + 1) % 4] - corners[i]
+            let angle = acos(max(-1, min(1, (u.x * v.x + u.y * v.y) / (u.length * v.length)))) * 180 / .pi
+            guard abs(angle - 90) <= options.quadratureTolerance else { return nil }
+        }
+        // Edge support along each side, ignoring a little near the corners (rounded frame corners).
+        var coverage: [Double] = []
+        for i in 0..<4 {
+            let line = lines[sideLines[i]]
+            let t0 = line.parameter(of: corners[i]), t1 = line.parameter(of: corners[(i + 1) % 4])
+            let trim = 0.04 * abs(t1 - t0)
+            let cov = line.coverage(min(t0, t1) + trim, max(t0, t1) - trim)
+            guard cov >= minimumSideCoverage else { return nil }
+            coverage.append(cov)
+        }
+        guard coverage.reduce(0, +) / 4 >= minimumMeanCoverage else { return nil }
+        let quad = Quad(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2], bottomLeft: corners[3])
+        return QuadCandidate(quad: quad, lines: sideLines, coverage: coverage)
+    }
+
+    static func isConvex(_ c: [Point]) -> Bool {
+        var sign = 0.0
+        for i in 0..<4 {
+            let a = c[i], b = c[(i + 1) % 4], d = c[(i + 2) % 4]
+            let cross = (b.x - a.x) * (d.y - b.y) - (b.y - a.y) * (d.x - b.x)
+            guard abs(cross) > 1e-9 else { return false }
+            if sign == 0 { sign = cross } else if (cross > 0) != (sign > 0) { return false }
+        }
+        return true
+    }
+}

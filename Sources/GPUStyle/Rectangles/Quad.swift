@@ -1,0 +1,94 @@
+/// A point in image pixel coordinates: origin at the top-left, x to the right, y down, and
+/// pixel centres at integer coordinates (the top-left pixel covers [-0.5, 0.5]²).
+public struct Point: Sendable, Equatable, CustomStringConvertible {
+    public var x: Double
+    public var y: Double
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+    public var description: String { "(\(x), \(y))" }
+
+    static func - (a: Point, b: Point) -> Point { Point(x: a.x - b.x, y: a.y - b.y) }
+    static func + (a: Point, b: Point) -> Point { Point(x: a.x + b.x, y: a.y + b.y) }
+    static func * (a: Point, s: Double) -> Point { Point(x: a.x * s, y: a.y * s) }
+    var length: Double { (x * x + y * y).squareRoot() }
+    func distance(to other: Point) -> Double { (self - other).length }
+}
+
+/// Four corners of a quadrilateral in pixel coordinates, in clockwise order on screen:
+/// top-left, top-right, bottom-right, bottom-left.
+public struct Quad: Sendable, Equatable, CustomStringConvertible {
+    public var topLeft: Point
+    public var topRight: Point
+    public var bottomRight: Point
+    public var bottomLeft: Point
+
+    public init(topLeft: Point, topRight: Point, bottomRight: Point, bottomLeft: Point) {
+        self.topLeft = topLeft
+        self.topRight = topRight
+        self.bottomRight = bottomRight
+        self.bottomLeft = bottomLeft
+    }
+
+    public var corners: [Point] { [topLeft, topRight, bottomRight, bottomLeft] }
+
+    public var description: String { corners.map(\.description).joined(separator: " ") }
+
+    /// Area by the shoelace formula (positive for the documented clockwise-on-screen order).
+    public var area: Double {
+        let c = corners
+        var sum = 0.0
+        for i in 0..<4 {
+            let a = c[i], b = c[(i + 1) % 4]
+            sum += a.x * b.y - b.x * a.y
+        }
+        return sum / 2
+    }
+
+    /// Axis-aligned bounds: (x, y, width, height).
+    public var boundingBox: (x: Double, y: Double, width: Double, height: Double) {
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        return (xs.min()!, ys.min()!, xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+    }
+
+    /// The same quad with corners relabelled so that the first is the one nearest the image's
+    /// top-left and the order is clockwise on screen (what callers and tests expect).
+    public func canonicalized() -> Quad {
+        var c = corners
+        if area < 0 { c = [c[0], c[3], c[2], c[1]] }
+        let start = (0..<4).min { c[$0].x + c[$0].y < c[$1].x + c[$1].y }!
+        let r = (0..<4).map { c[(start + $0) % 4] }
+        return Quad(topLeft: r[0], topRight: r[1], bottomRight: r[2], bottomLeft: r[3])
+    }
+}
+
+/// One rectangle found by `RectangleDetector`, like Vision's VNRectangleObservation.
+public struct RectangleObservation: Sendable {
+    public var quad: Quad
+    /// 0...1: how much of the quad's outline is supported by image edges, and how clearly.
+    public var confidence: Float
+
+    public init(quad: Quad, confidence: Float) {
+        self.quad = quad
+        self.confidence = confidence
+    }
+}
+
+/// Detection parameters, with Apple Vision's VNDetectRectanglesRequest names and defaults.
+public struct RectangleDetectionOptions: Sendable {
+    /// Smallest accepted short-side/long-side ratio of the rectangle (0...1).
+    public var minimumAspectRatio: Double = 0.5
+    /// Largest accepted short-side/long-side ratio (0...1).
+    public var maximumAspectRatio: Double = 1.0
+    /// Largest deviation of a corner angle from 90°, in degrees (0...45).
+    public var quadratureTolerance: Double = 30
+    /// Smallest accepted size, as a fraction of the image's shorter side (0...1).
+    public var minimumSize: Double = 0.2
+    /// Observations below this confidence are dropped (0...1).
+    public var minimumConfidence: Double = 0
+    /// How many observations to return at most, best first; 0 = all.
+    public var maximumObservations: Int = 1
+
+    public init() {}
+}

@@ -1,0 +1,31 @@
+/// Draws quads' outlines on a copy of an image (for `gpustyle detect --overlay`).
+public enum QuadOverlay {
+    public static func draw(_ quads: [Quad], on image: Image, thickness: Double = 3) -> Image {
+        var out = image
+        let colors: [(Float, Float, Float)] = [(1, 0.1, 0.1), (0.1, 1, 0.1), (0.2, 0.4, 1), (1, 1, 0.1)]
+        let plane = image.width * image.height
+        for (index, quad) in quads.enumerated() {
+            let color = colors[index % colors.count]
+            let c = quad.corners
+            for i in 0..<4 {
+                let a = c[i], b = c[(i + 1) % 4]
+                let steps = Int(a.distance(to: b) * 2) + 1
+                for s in 0...steps {
+                    let p = a + (b - a) * (Double(s) / Double(steps))
+                    let r = Int(thickness / 2)
+                    for dy in -r...r {
+                        for dx in -r...r {
+                            let x = Int(p.x.rounded()) + dx, y = Int(p.y.rounded()) + dy
+                            guard x >= 0, y >= 0, x < image.width, y < image.height else { continue }
+                            let i = y * image.width + x
+                            out.rgb[i] = color.0
+                            out.rgb[plane + i] = color.1
+                            out.rgb[2 * plane + i] = color.2
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Finds rectangular objects (posters, picture frames, notes) in a photo, like Apple Vision's
+/// VNDetectRectanglesRequest.
+///
+/// Stages: box-downscale to at most 640 px and luma; 5-tap Gaussian; Sobel; non-maximum
+/// suppression (`DetectEdges`) → an orientation-constrained Hough transform with each peak
+/// refitted to its edge pixels (`DetectLines`) → quads from pairs of line pairs, gated by the
+/// options (size, aspect, corner angles) and scored by the share of each side backed by edges
+/// that run along it (`DetectQuads`) → sub-pixel corners from gradient-peak profiles across each
+/// side at full resolution and a robust line fit (`DetectRefine`).
+public final class RectangleDetector {
+    public init() {}
+
+    public struct OptionsError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func validate(_ options: RectangleDetectionOptions) throws {
+        func check(_ ok: Bool, _ message: String) throws { if !ok { throw OptionsError(description: message) } }
+        try check((0...1).contains(options.minimumAspectRatio), "--minimum-aspect-ratio must be between 0 and 1")
+        try check((0...1).contains(options.maximumAspectRatio), "--maximum-aspect-ratio must be between 0 and 1")
+        try check(options.minimumAspectRatio <= options.maximumAspectRatio,
+                  "--minimum-aspect-ratio must not exceed --maximum-aspect-ratio")
+        try check((0...45).contains(options.quadratureTolerance), "--quadrature-tolerance must be between 0 and 45 degrees")
+        try check((0...1).contains(options.minimumSize), "--minimum-size must be between 0 and 1")
+        try check((0...1).contains(options.minimumConfidence), "--minimum-confidence must be between 0 and 1")
+        try check(options.maximumObservations >= 0, "--maximum-observations must be 0 (all) or more")
+    }
+
+    /// Observations sorted by confidence, best first, at most `options.maximumObservations`.
+    public func detect(_ image: Image, options: RectangleDetectionOptions = RectangleDetectionOptions()) throws -> [RectangleObservation] {
+        try RectangleDetector.validate(options)
+        guard image.width >= 16, image.height >= 16 else { return [] }
+        let debug = ProcessInfo.processInfo.environment["GPUSTYLE_DEBUG_DETECT"] != nil
+        var t = MonotonicClock.seconds()
+        func lap(_ what: String) { if debug { let n = MonotonicClock.seconds(); printToStandardError("\(what) \((n - t) * 1000) ms"); t = n } }
+        let map = DetectEdges.run(image)
+        lap("edges")
+        let shortSide = Double(min(map.width, map.height))
+        let minimumVotes = max(10, Int(0.3 * max(8, options.minimumSize * shortSide)))
+        let lines = DetectLines.run(map, minimumVotes: minimumVotes)
+        lap("lines \(lines.count)")
+        if debug { for l in lines { printToStandardError(String(format: "line θ %.1f° ρ %.1f votes %d", l.theta * 180 / .pi, l.rho, l.votes)) } }
+        let candidates = DetectQuads.run(lines, map: map, options: options)
+        lap("quads \(candidates.count)")
+        let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide)
+        if debug { for c in candidates.sorted(by: { rank($0) > rank($1) }).prefix(5) { printToStandardError("cand \(c.score) \(c.coverage) \(c.quad)") } }
+        let radius = max(2.5, 1.5 * Double(map.scale))
+        return chosen.compactMap { candidate in
+            let coarse = Quad(topLeft: map.toImage(candidate.quad.topLeft), topRight: map.toImage(candidate.quad.topRight),
+                              bottomRight: map.toImage(candidate.quad.bottomRight), bottomLeft: map.toImage(candidate.quad.bottomLeft))
+            let quad = DetectRefine.run(coarse, image: image, searchRadius: radius).canonicalized()
+            let confidence = Float(min(1, max(0, candidate.score)))
+            guard Double(confidence) >= options.minimumConfidence else { return nil }
+            return RectangleObservation(quad: quad, confidence: confidence)
+        }
+    }
+
+    /// Best candidates first; among nearly equal scores the larger quad wins (a picture's frame
+    /// over the picture inside it), and near-duplicates of a chosen quad are dropped.
+    func select(_ candidates: [QuadCandidate], limit: Int, shortSide: Double) -> [QuadCandidate] {
+        let ranked = candidates.sorted { rank($0) > rank($1) }
+        var chosen: [QuadCandidate] = []
+        for candidate in ranked {
+            if limit > 0 && chosen.count >= limit { break }
+            let duplicate = chosen.contains { other in
+                zip(other.quad.corners, candidate.quad.corners).allSatisfy { $0.distance(to: $1) < 0.05 * shortSide }
+            }
+            if !duplicate { chosen.append(candidate) }
+        }
+        return chosen.sorted { $0.score > $1.score }
+    }
+
+    /// Edge score, nudged by size so that of two quads supported almost equally well, the outer
+    /// one ranks first.
+    func rank(_ c: QuadCandidate) -> Double {
+        c.score + 0.05 * log(max(c.quad.area, 1))
+    }
+}

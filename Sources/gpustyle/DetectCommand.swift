@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+/// Vision's VNDetectRectanglesRequest parameters, with its names and defaults.
+struct RectangleOptions: ParsableArguments {
+    @Option(help: "Smallest short-side/long-side ratio (0-1).")
+    var minimumAspectRatio: Double = 0.5
+    @Option(help: "Largest short-side/long-side ratio (0-1).")
+    var maximumAspectRatio: Double = 1.0
+    @Option(help: "Largest deviation of a corner from 90 degrees (0-45).")
+    var quadratureTolerance: Double = 30
+    @Option(help: "Smallest rectangle side, as a fraction of the image's shorter side (0-1).")
+    var minimumSize: Double = 0.2
+    @Option(help: "Drop observations below this confidence (0-1).")
+    var minimumConfidence: Double = 0
+    @Option(help: "Most observations to return, best first (0 = all).")
+    var maximumObservations: Int = 1
+
+    var options: RectangleDetectionOptions {
+        var o = RectangleDetectionOptions()
+        o.minimumAspectRatio = minimumAspectRatio
+        o.maximumAspectRatio = maximumAspectRatio
+        o.quadratureTolerance = quadratureTolerance
+        o.minimumSize = minimumSize
+        o.minimumConfidence = minimumConfidence
+        o.maximumObservations = maximumObservations
+        return o
+    }
+
+    func validate() throws {
+        do { try RectangleDetector.validate(options) } catch { throw ValidationError("\(error)") }
+    }
+}
+
+struct DetectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "detect",
+        abstract: "Find rectangles (posters, picture frames, notes) like Vision's VNDetectRectanglesRequest.",
+        discussion: """
+        Corners are printed top-left, top-right, bottom-right, bottom-left, in pixel coordinates
+        with the origin at the image's top-left corner and pixel centres at integers. The
+        normalized corners use Vision's convention: 0-1 of the width and height, origin at the
+        bottom-left, y up. Exit status 1 when no rectangle is found.
+        """
+    )
+
+    @OptionGroup var rectangle: RectangleOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @Option(help: "Also write the photo with the rectangles drawn on it to this PNG.")
+    var overlay: String?
+
+    @Argument(help: "Photo (PNG or JPEG), or - for stdin.")
+    var input: String
+
+    func run() throws {
+        if let overlay { try OutputPath.checkWritable(overlay) }
+        let image = try ImageIO.read(path: input)
+        let start = MonotonicClock.seconds()
+        let observations = try RectangleDetector().detect(image, options: rectangle.options)
+        let seconds = MonotonicClock.seconds() - start
+        if json {
+            print(DetectionReport.json(observations, width: image.width, height: image.height, seconds: seconds))
+        } else {
+            print(DetectionReport.text(observations, width: image.width, height: image.height))
+        }
+        if let overlay {
+            try ImageIO.writePNG(QuadOverlay.draw(observations.map(\.quad), on: image), to: overlay)
+        }
+        if observations.isEmpty { throw ExitCode(1) }
+    }
+}
+
+enum DetectionReport {
+    static func corners(_ quad: Quad) -> [(String, Point)] {
+        [("topLeft", quad.topLeft), ("topRight", quad.topRight), ("bottomRight", quad.bottomRight), ("bottomLeft", quad.bottomLeft)]
+    }
+
+    static func json(_ observations: [RectangleObservation], width: Int, height: Int, seconds: Double) -> String {
+        let items: [[String: Any]] = observations.map { o in
+            let box = o.quad.boundingBox
+            return [
+                "corners": Dictionary(uniqueKeysWithValues: corners(o.quad).map { ($0.0, [$0.1.x, $0.1.y]) }),
+                "normalized": Dictionary(uniqueKeysWithValues: corners(o.quad).map {
+                    ($0.0, [($0.1.x + 0.5) / Double(width), 1 - ($0.1.y + 0.5) / Double(height)])
+                }),
+                "confidence": Double(o.confidence),
+                "boundingBox": [box.x, box.y, box.width, box.height],
+            ]
+        }
+        let object: [String: Any] = ["width": width, "height": height, "observations": items, "milliseconds": seconds * 1000]
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func text(_ observations: [RectangleObservation], width: Int, height: Int) -> String {
+        guard !observations.isEmpty else { return "no rectangle found" }
+        return observations.enumerated().map { index, o in
+            let list = corners(o.quad).map { String(format: "%@ (%.1f, %.1f)", $0.0, $0.1.x, $0.1.y) }.joined(separator: ", ")
+            return String(format: "#%d confidence %.2f: %@", index + 1, o.confidence, list)
+        }.joined(separator: "\n")
+    }
+}
