@@ -61,7 +61,8 @@ enum TextTable {
         return rows.map { row in
             row.enumerated().map { column, cell in
                 let padding = String(repeating: " ", count: widths[column] - cell.count)
-                return column < 2 || column == row.count - 1 ? cell + padding : padding + cell
+                if column == row.count - 1 { return cell }
+                return column < 2 ? cell + padding : padding + cell
             }.joined(separator: "  ")
         }
     }
