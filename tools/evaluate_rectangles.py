@@ -18,7 +18,8 @@ Detector interface
 ------------------
 For each image the evaluator runs
     GPUSTYLE detect --json [ARGS...] IMAGE
-(GPUSTYLE from --gpustyle, ARGS from --args, split like a shell would), or, with --cmd, the given
+(GPUSTYLE from --gpustyle, ARGS from --args, split like a shell would; write --args="--x 1" with
+an equals sign when the value is a single option), or, with --cmd, the given
 command template with {image} replaced by the image path (e.g. --cmd "python3 my_detector.py
 {image}"). The command must print on stdout
     {"width": W, "height": H,

@@ -41,7 +41,9 @@ Rendering
   up to +-20 degrees, vertical field of view 45-70 degrees; then scaled so the quad's shorter
   dimension (mean length of the two shorter opposite sides) is 20-70 % of the image's shorter side
   (shrunk if needed to fit), and placed at a random position at least 3 % of the shorter side
-  from the border.
+  from the border. Views that Vision's defaults would reject are drawn again: every side must
+  be >= 20.5 % of the shorter image side, the quad's own aspect (shorter / longer mean
+  dimension) >= 0.52, and every corner within 28 degrees of a right angle.
 * Compositing is done in linear light (sRGB decoded), like a sensor integrating light.
   The picture's colour per pixel is the mean of 4x4 sub-samples (bilinear texture look-ups through
   the inverse homography); its coverage of each pixel is the *exact* area of the quad inside the
@@ -266,8 +268,30 @@ def polygon_area(q):
     return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
 
 
+def corner_deviation_deg(q):
+    """Largest |corner angle - 90| of the quad, in degrees."""
+    dev = 0.0
+    for i in range(4):
+        a, b = q[i - 1] - q[i], q[(i + 1) % 4] - q[i]
+        cosang = float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+        dev = max(dev, abs(math.degrees(math.acos(max(-1.0, min(1.0, cosang)))) - 90))
+    return dev
+
+
 def make_quad(W, H, rng):
-    """A plausible camera view of a flat rectangle. Returns (quad [4,2], params)."""
+    """A plausible camera view of a flat rectangle that Vision's defaults accept: every side
+    >= 0.205 of the shorter image side, image-space aspect (shorter / longer mean dimension)
+    >= 0.52, corners within 28 degrees of square. Draws again until it is. Returns (quad, params)."""
+    while True:
+        q, params = _draw_quad(W, H, rng)
+        S = min(W, H)
+        sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
+        dims = sorted(quad_dims(q))
+        if sides.min() >= 0.205 * S and dims[0] / dims[1] >= 0.52 and corner_deviation_deg(q) <= 28:
+            return q, params
+
+
+def _draw_quad(W, H, rng):
     S = min(W, H)
     aspect = rng.uniform(0.5, 1.0)
     portrait = bool(rng.random() < 0.4)
@@ -605,7 +629,6 @@ def make_positive(i, W, H, seed, lossless=False):
     bg = make_background(bg_name, W, H, rng)
     img = bg.copy()
     long_px = int(min(1600, max(256, 1.5 * max(quad_dims(quad)))))
-    ow, oh = quad_dims(quad)
     aspect_wh = (1 / params["aspect"]) if not params["portrait"] else params["aspect"]
     target = None
     wall = ring_luminance(bg, quad, int(0.03 * S))
