@@ -29,6 +29,18 @@ struct StylizeCommand: ParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceOptions
 
+    // Alter in place (the picture on the wall): options and run code in RectifyCommand.swift.
+    @Flag(name: .customLong("in-place-rectangle"),
+          help: "Stylize only the best rectangle found (a picture on the wall) and put it back in place.")
+    var inPlaceRectangle = false
+
+    @Option(help: "With --in-place-rectangle, when no rectangle is found: none (exit 1) or whole (stylize the whole photo).")
+    var fallback: InPlaceStylizer.Fallback?
+
+    @Option(parsing: .unconditional,
+            help: "With --in-place-rectangle: alter this quad x1,y1,...,x4,y4 (top-left, top-right, bottom-right, bottom-left) instead of detecting one.")
+    var quad: String?
+
     @Argument(help: "Input image, folder, or -.")
     var input: String
 
@@ -45,11 +57,13 @@ struct StylizeCommand: ParsableCommand {
         if output == nil && outputOption == nil {
             throw ValidationError("missing output: gpustyle --style N INPUT OUTPUT")
         }
+        try validateInPlace()
     }
 
     func run() throws {
         let mix = try StyleMix(parsing: style)
         let destination = (output ?? outputOption)!
+        if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }
         var isDirectory: ObjCBool = false
         if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
             try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions).run()

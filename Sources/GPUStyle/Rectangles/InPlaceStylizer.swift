@@ -1,0 +1,88 @@
+/// Apple's "Tracking and altering images", still-image half: find the picture on the wall,
+/// straighten it, stylize it, and put it back in place.
+///
+/// Steps: detect the best quad (`RectangleDetector`) or take a given one; rectify it
+/// (`PerspectiveCorrection`, size `Quad.rectifiedSize`, scaled up so both sides are at least
+/// the network's 32 pixels); stylize with the `Stylizer` (strength and device as configured);
+/// warp the result back onto the quad (the inverse mapping, bilinear, only over the quad's
+/// bounding box); composite over the photo with `QuadMask` coverage (anti-aliased edge,
+/// `feather` pixels wide).
+public final class InPlaceStylizer {
+    public let stylizer: Stylizer
+    public let warper: PerspectiveWarper
+    /// Width of the blended edge in pixels (see `QuadMask`).
+    public var feather: Double = 1.5
+    public var detectionOptions = RectangleDetectionOptions()
+
+    public enum Fallback: String, Sendable, CaseIterable {
+        /// No rectangle: throw `NoRectangleError`.
+        case none
+        /// No rectangle: stylize the whole photo.
+        case whole
+    }
+
+    public struct NoRectangleError: Error, CustomStringConvertible {
+        public let description = "no rectangle found in the photo"
+    }
+
+    /// What was done.
+    public struct Result {
+        public let image: Image
+        /// The quad that was altered (nil when the whole photo was stylized).
+        public let quad: Quad?
+        /// Size of the rectified picture the network ran on.
+        public let rectifiedWidth: Int
+        public let rectifiedHeight: Int
+    }
+
+    public init(stylizer: Stylizer, warper: PerspectiveWarper = CPUPerspectiveWarper()) {
+        self.stylizer = stylizer
+        self.warper = warper
+    }
+
+    /// Detects the best rectangle and alters it (or follows `fallback` when there is none).
+    public func stylize(_ photo: Image, mix: StyleMix, strength: Float = 1, fallback: Fallback = .none,
+                        detector: RectangleDetector = RectangleDetector()) throws -> Result {
+        var options = detectionOptions
+        options.maximumObservations = 1
+        if let best = try detector.detect(photo, options: options).first {
+            return try stylize(photo, in: best.quad, mix: mix, strength: strength)
+        }
+        switch fallback {
+        case .none:
+            throw NoRectangleError()
+        case .whole:
+            let image = try stylizer.stylize(photo, mix: mix, strength: strength)
+            return Result(image: image, quad: nil, rectifiedWidth: photo.width, rectifiedHeight: photo.height)
+        }
+    }
+
+    /// Alters the picture inside `quad` (top-left, top-right, bottom-right, bottom-left).
+    public func stylize(_ photo: Image, in quad: Quad, mix: StyleMix, strength: Float = 1) throws -> Result {
+        try quad.validateForWarp()
+        let mask = try QuadMask(quad: quad, feather: feather)
+        let (width, height) = Self.networkSize(quad.rectifiedSize)
+        try PerspectiveCorrection.checkSize(width: width, height: height)
+        let rectToPhoto = try Homography.rectangle(width: width, height: height, to: quad)
+        let rectified = try warper.warp(photo, outputToSource: rectToPhoto, width: width, height: height)
+        let stylized = try stylizer.stylize(rectified, mix: mix, strength: strength)
+        let region = mask.region(width: photo.width, height: photo.height)
+        guard region.width > 0, region.height > 0 else {
+            return Result(image: photo, quad: quad, rectifiedWidth: width, rectifiedHeight: height)
+        }
+        let back = try warper.warp(stylized, outputToSource: rectToPhoto.inverse, width: region.width, height: region.height,
+                                   originX: region.x, originY: region.y, interpolation: .bilinear)
+        let image = mask.composite(back, region: region, over: photo)
+        return Result(image: image, quad: quad, rectifiedWidth: width, rectifiedHeight: height)
+    }
+
+    /// The rectified size scaled up (aspect kept) so both sides reach the network's minimum.
+    static func networkSize(_ size: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        let minimum = StyleNetwork.minimumInputSide
+        let shorter = min(size.width, size.height)
+        guard shorter < minimum else { return size }
+        let scale = Double(minimum) / Double(shorter)
+        return (max(minimum, Int((Double(size.width) * scale).rounded(.up))),
+                max(minimum, Int((Double(size.height) * scale).rounded(.up))))
+    }
+}

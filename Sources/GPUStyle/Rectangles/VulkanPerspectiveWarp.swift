@@ -1,0 +1,163 @@
+import CVulkan
+
+extension VulkanShader {
+    /// Shaders/warp_perspective.comp: binding 0 the source planes (texels), binding 1 the output planes.
+    static let warpPerspective = VulkanShader(name: "warp_perspective",
+                                              bindings: [.texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                              pushConstantWords: 21)
+}
+
+/// The GLSL warp kernel on a shared `VulkanContext`, with the compute host's pipeline cache,
+/// command recorder, buffer pool and staging buffer. Device buffers and staging are kept and
+/// grown across calls. Not safe to use from two threads at once.
+public final class VulkanPerspectiveWarper: PerspectiveWarper {
+    public let context: VulkanContext
+    private let pipelines: VulkanPipelineCache
+    private let recorder: VulkanCommandRecorder
+    private let pool: VulkanBufferPool
+    private let staging: VulkanStagingBuffer
+    private var sourceAllocation: VulkanBufferPool.Allocation?
+    private var outputAllocation: VulkanBufferPool.Allocation?
+    /// Largest range one binding may cover (tests lower it to force one dispatch per plane).
+    var maxBindingBytes: Int
+
+    public var name: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
+
+    public init(context: VulkanContext) throws {
+        self.context = context
+        pipelines = VulkanPipelineCache(context: context)
+        recorder = try VulkanCommandRecorder(context: context)
+        pool = VulkanBufferPool(context: context)
+        staging = VulkanStagingBuffer(context: context)
+        maxBindingBytes = min(Int(context.limits.maxStorageBufferRange), 4 * Int(context.limits.maxTexelBufferElements))
+    }
+
+    deinit {
+        [sourceAllocation, outputAllocation].compactMap { $0 }.forEach(pool.free)
+    }
+
+    private func ensure(_ existing: VulkanBufferPool.Allocation?, bytes: Int) throws -> VulkanBufferPool.Allocation {
+        if let existing, existing.range.size >= bytes { return existing }
+        if let existing { pool.free(existing) }
+        let allocation = try pool.allocate(bytes: bytes)
+        pool.trim()
+        return allocation
+    }
+
+    public func warp(_ source: Image, outputToSource: Homography, width: Int, height: Int,
+                     originX: Int = 0, originY: Int = 0, interpolation: WarpInterpolation = .bilinear) throws -> Image {
+        precondition(width >= 0 && height >= 0, "negative output size")
+        precondition(source.width > 0 && source.height > 0, "empty source image")
+        let planes = source.alpha == nil ? 3 : 4
+        guard width > 0, height > 0 else {
+            return Image(width: width, height: height, rgb: [], alpha: source.alpha == nil ? nil : [])
+        }
+        // Planes 256-byte aligned so a chunk of planes is a valid binding offset.
+        let srcCount = source.width * source.height, dstCount = width * height
+        let srcStride = roundUp(srcCount, 64), dstStride = roundUp(dstCount, 64)
+        let planesPerDispatch = min(planes, maxBindingBytes / (4 * max(srcStride, dstStride)))
+        guard planesPerDispatch > 0 else {
+            throw VulkanError.unsupported("a \(max(srcCount, dstCount))-pixel plane exceeds the device's buffer range (\(maxBindingBytes) bytes)")
+        }
+        guard (width + 63) / 64 <= Int(context.limits.maxComputeWorkGroupCount.0), height <= Int(context.limits.maxComputeWorkGroupCount.1) else {
+            throw VulkanError.unsupported("a \(width)x\(height) warp needs more workgroups than the device allows")
+        }
+
+        sourceAllocation = try ensure(sourceAllocation, bytes: 4 * planes * srcStride)
+        outputAllocation = try ensure(outputAllocation, bytes: 4 * planes * dstStride)
+        let uploadBytes = 4 * planes * srcStride, downloadBytes = 4 * planes * dstStride
+        try staging.reserve(bytes: uploadBytes + downloadBytes)
+        let mapped = staging.mapped!
+        source.rgb.withUnsafeBytes { rgb in
+            for c in 0..<3 {
+                mapped.advanced(by: 4 * c * srcStride).copyMemory(from: rgb.baseAddress!.advanced(by: 4 * c * srcCount), byteCount: 4 * srcCount)
+            }
+        }
+        source.alpha?.withUnsafeBytes { a in
+            mapped.advanced(by: 4 * 3 * srcStride).copyMemory(from: a.baseAddress!, byteCount: 4 * srcCount)
+        }
+        try staging.flush()
+
+        let push = Self.pushConstants(source: source, homography: outputToSource, width: width, height: height,
+                                      originX: originX, originY: originY, srcStride: srcStride, dstStride: dstStride)
+        let pipeline = try pipelines.pipeline(.warpPerspective, constants: [interpolation == .bicubic ? 1 : 0])
+        let stagingBuffer = staging.buffer!
+        let src = sourceAllocation!.range, dst = outputAllocation!.range
+        try recorder.begin()
+        recorder.copy(from: VulkanBufferRange(buffer: stagingBuffer, offset: 0, size: uploadBytes), to: src, bytes: uploadBytes)
+        recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)
+        for first in stride(from: 0, to: planes, by: planesPerDispatch) {
+            let count = min(planesPerDispatch, planes - first)
+            var words = push
+            words[8] = UInt32(count)
+            try recorder.dispatch(pipeline,
+                                  buffers: [src.slice(offset: 4 * first * srcStride, size: 4 * count * srcStride),
+                                            dst.slice(offset: 4 * first * dstStride, size: 4 * count * dstStride)],
+                                  push: words, groups: ((width + 63) / 64, height, 1),
+                                  label: "warp_perspective \(width)x\(height) planes \(first)..<\(first + count)")
+        }
+        recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
+        recorder.copy(from: dst, to: VulkanBufferRange(buffer: stagingBuffer, offset: uploadBytes, size: downloadBytes), bytes: downloadBytes)
+        recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
+                         destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
+        try recorder.submitAndWait()
+        try staging.invalidate()
+
+        func plane(_ c: Int) -> [Float] {
+            [Float](unsafeUninitializedCapacity: dstCount) { buffer, count in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                    from: UnsafeRawBufferPointer(start: mapped.advanced(by: uploadBytes + 4 * c * dstStride), count: 4 * dstCount))
+                count = dstCount
+            }
+        }
+        var rgb = [Float]()
+        rgb.reserveCapacity(3 * dstCount)
+        for c in 0..<3 { rgb += plane(c) }
+        return Image(width: width, height: height, rgb: rgb, alpha: planes == 4 ? plane(3) : nil)
+    }
+
+    /// The shader's push constants: the matrix with the output origin folded in and made relative
+    /// to an integer source point near the middle of the output's footprint (see the shader).
+    static func pushConstants(source: Image, homography: Homography, width: Int, height: Int, originX: Int, originY: Int,
+                              srcStride: Int, dstStride: Int) -> [UInt32] {
+        let centre = homography.apply(Point(x: Double(originX) + Double(width - 1) / 2, y: Double(originY) + Double(height - 1) / 2))
+        func clampedBase(_ v: Double, _ limit: Int) -> Int {
+            v.isFinite ? Int(min(max(v.rounded(), 0), Double(limit - 1))) : 0
+        }
+        let baseX = clampedBase(centre.x, source.width), baseY = clampedBase(centre.y, source.height)
+        let local = Homography.translation(Double(-baseX), Double(-baseY))
+            .composed(after: homography.composed(after: .translation(Double(originX), Double(originY))))
+        // Scale so the denominator is about 1 at the centre of the output (keeps float ranges sane).
+        let centreW = local.denominator(at: Point(x: Double(width - 1) / 2, y: Double(height - 1) / 2))
+        let scale = centreW.isFinite && centreW != 0 ? 1 / centreW : 1
+        let ints = [source.width, source.height, srcStride, width, height, dstStride, originX, originY,
+                    source.alpha == nil ? 3 : 4, 0, baseX, baseY]
+        return ints.map { UInt32(bitPattern: Int32(truncatingIfNeeded: $0)) } + local.matrix.map { Float($0 * scale).bitPattern }
+    }
+}
+
+/// Picks the warp kernel for a device preference, like `DeviceSelector` does for the network.
+public enum PerspectiveWarperSelector {
+    /// `cpu`: the CPU kernel. `gpu`: Vulkan (errors thrown). `auto`: Vulkan on a real GPU, else
+    /// (no Vulkan, or only a CPU implementation such as lavapipe) the CPU kernel.
+    public static func choose(_ preference: DevicePreference, validation: Bool = false) throws -> (warper: PerspectiveWarper, reason: String) {
+        switch preference {
+        case .cpu:
+            return (CPUPerspectiveWarper(), "--device cpu")
+        case .gpu(let index):
+            let context = try VulkanContext(deviceIndex: index, validation: validation)
+            return (try VulkanPerspectiveWarper(context: context), "--device gpu: \(context.info)")
+        case .auto:
+            guard let devices = try? VulkanContext.devices(),
+                  let gpu = devices.filter({ $0.kind != .cpu && $0.kind != .other }).min(by: { $0.kind.preference < $1.kind.preference }) else {
+                return (CPUPerspectiveWarper(), "no GPU Vulkan device; using the CPU kernel")
+            }
+            do {
+                let context = try VulkanContext(deviceIndex: gpu.index, validation: validation)
+                return (try VulkanPerspectiveWarper(context: context), "GPU \(gpu) is available")
+            } catch {
+                return (CPUPerspectiveWarper(), "Vulkan device \(gpu.name) failed to start (\(error)); using the CPU kernel")
+            }
+        }
+    }
+}
