@@ -28,6 +28,23 @@ public final class VulkanBackend: NetworkBackend {
 
     public var name: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
 
+    /// Opt-in per-dispatch timing (see `VulkanTimestamps`): when on, every run brackets each
+    /// dispatch with timestamp queries and leaves the results in `lastTimings`. Off (the
+    /// default) records no queries. Throws when the device's queue has no timestamps.
+    public func setProfiling(_ enabled: Bool) throws {
+        if enabled {
+            if recorder.timestamps == nil { recorder.timestamps = try VulkanTimestamps(context: context) }
+        } else {
+            recorder.timestamps = nil
+        }
+        if !enabled { lastTimings = nil }
+    }
+
+    public var profiling: Bool { recorder.timestamps != nil }
+
+    /// Device times of the last run's dispatches (nil unless profiling).
+    public private(set) var lastTimings: VulkanSubmissionTimings?
+
     public init(context: VulkanContext, weights: [ConvolutionWeights]) throws {
         self.context = context
         pipelines = VulkanPipelineCache(context: context)
@@ -117,12 +134,14 @@ public final class VulkanBackend: NetworkBackend {
         try staging.flush()
 
         try recorder.begin()
+        try recorder.timestamps?.start(recorder.commandBuffer, expectedDispatches: plan.steps.count)
         for (buffer, values, at) in uploads {
             let destination = buffer.map(range) ?? parameterRange
             recorder.copy(from: stagingRange(at, 4 * values.count), to: destination, bytes: 4 * values.count)
         }
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)
         for (index, step) in plan.steps.enumerated() {
+            recorder.timestamps?.step = index
             try record(step, index: index)
             recorder.barrier()
         }
@@ -130,7 +149,9 @@ public final class VulkanBackend: NetworkBackend {
         recorder.copy(from: range(plan.output), to: stagingRange(downloadOffset, 4 * outputFloats), bytes: 4 * outputFloats)
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                          destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
+        try recorder.timestamps?.finish()
         try recorder.submitAndWait()
+        if let timestamps = recorder.timestamps { lastTimings = try timestamps.resolve() }
         try staging.invalidate()
 
         return [Float](unsafeUninitializedCapacity: outputFloats) { result, count in

@@ -21,6 +21,10 @@ final class VulkanCommandRecorder {
     /// Labels of the dispatches recorded so far, in order.
     private(set) var labels: [String] = []
 
+    /// Profiling: timestamp queries around each dispatch while `timestamps.recording` (nil, the
+    /// default, records none and costs one nil check per dispatch).
+    var timestamps: VulkanTimestamps?
+
     init(context: VulkanContext) throws {
         self.context = context
         let vk = context.vk, device = context.device
@@ -155,7 +159,10 @@ final class VulkanCommandRecorder {
             vk.cmdPushConstants(commandBuffer, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
                                 UInt32(bytes.count), bytes.baseAddress)
         }
+        let timing = timestamps?.recording == true ? timestamps : nil
+        let begin = try timing?.write()
         vk.cmdDispatch(commandBuffer, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
+        if let timing, let begin { try timing.dispatched(label, since: begin) }
         labels.append(label)
     }
 

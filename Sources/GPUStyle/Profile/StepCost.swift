@@ -1,0 +1,47 @@
+/// Work and traffic of one plan step, computed from its shapes (not measured).
+public struct StepCost: Sendable {
+    /// "pad", "pad+upsample", "conv 9x9", "conv 3x3/2", "norm stats", "norm apply".
+    public let kind: String
+    /// Network layer name ("res.2.0"), or "input" for the pad that feeds layer 0 etc.
+    public let layer: String
+    /// Floating-point operations: 2 x the exact MACs for convolutions, 0 for the other steps
+    /// (their few flops per element are negligible next to their memory traffic).
+    public let flops: Double
+    public let bytesRead: Double
+    public let bytesWritten: Double
+    public var bytes: Double { bytesRead + bytesWritten }
+    /// Flops per byte moved.
+    public var intensity: Double { bytes > 0 ? flops / bytes : 0 }
+}
+
+extension ExecutionPlan.Step {
+    /// Flops and bytes read/written by this step (valid elements only, 4 bytes per float;
+    /// weights count once per step).
+    public var cost: StepCost {
+        func layerName(_ index: Int) -> String {
+            StyleNetwork.layers.indices.contains(index) ? StyleNetwork.layers[index].name : "layer \(index)"
+        }
+        func elements(_ s: ExecutionPlan.DenseShape) -> Double { Double(s.channels * s.height * s.width) }
+        switch self {
+        case .pad(let pad):
+            let written = Double(pad.sourceShape.channels * pad.paddedHeight * pad.paddedWidth)
+            return StepCost(kind: pad.upsample ? "pad+upsample" : "pad", layer: "", flops: 0,
+                            bytesRead: 4 * elements(pad.sourceShape), bytesWritten: 4 * written)
+        case .convolution(let conv):
+            let out = conv.outputShape
+            let macs = Double(out.channels * out.height * out.width) * Double(conv.inputChannels * conv.kernel * conv.kernel)
+            let input = Double(conv.inputChannels * conv.input.paddedHeight * conv.input.paddedWidth)
+            let weights = Double(out.channels * conv.inputChannels * conv.kernel * conv.kernel)
+            let kind = "conv \(conv.kernel)x\(conv.kernel)" + (conv.stride == 1 ? "" : "/\(conv.stride)")
+            return StepCost(kind: kind, layer: layerName(conv.layer), flops: 2 * macs,
+                            bytesRead: 4 * (input + weights), bytesWritten: 4 * elements(out))
+        case .normStatistics(let stats):
+            return StepCost(kind: "norm stats", layer: layerName(stats.layer), flops: 0,
+                            bytesRead: 4 * elements(stats.shape), bytesWritten: 4 * 2 * Double(stats.shape.channels))
+        case .normApply(let apply):
+            let n = elements(apply.shape)
+            return StepCost(kind: "norm apply", layer: layerName(apply.layer), flops: 0,
+                            bytesRead: 4 * n * (apply.residual == nil ? 1 : 2), bytesWritten: 4 * n)
+        }
+    }
+}

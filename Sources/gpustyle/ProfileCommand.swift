@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+struct ProfileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Time every step (CPU) and every dispatch (Vulkan timestamps) of the network, against the device's measured limits.",
+        discussion: """
+            Runs one warm-up and N profiled runs per path and reports the median per step and per op kind:
+            ms, share of the total, GFLOP/s and GB/s (from the step's shapes), and the fraction of the \
+            device's limit (FMA peak for compute-bound steps, copy bandwidth for memory-bound ones; the \
+            ridge point is peak / bandwidth), as measured by built-in micro-benchmarks.
+            """
+    )
+
+    enum Paths: String, ExpressibleByArgument { case all, cpu, gpu }
+
+    @Option(help: "Which paths to profile: all, cpu or gpu.")
+    var device: Paths = .all
+
+    @Option(help: "Input size WxH (rounded up to multiples of 4).")
+    var size: String = "512x512"
+
+    @Option(help: "Profiled runs per path (after one warm-up run); the report shows medians.")
+    var runs: Int = 5
+
+    @Option(help: "Style index used for the runs.")
+    var style: Int = 2
+
+    @Flag(help: "Print JSON instead of tables.")
+    var json = false
+
+    @Option(help: "Write a Chrome/Perfetto trace (JSON) of the last run of each path to this file.")
+    var trace: String?
+
+    @Flag(name: .customLong("skip-limits"), help: "Do not run the micro-benchmarks (no roofline columns).")
+    var skipLimits = false
+
+    func validate() throws {
+        guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
+        _ = try parsedSize()
+        guard (0..<StyleNetwork.styleCount).contains(style) else {
+            throw ValidationError("--style must be between 0 and \(StyleNetwork.styleCount - 1)")
+        }
+        if let trace, trace.isEmpty { throw ValidationError("--trace needs a file name") }
+    }
+
+    func parsedSize() throws -> (width: Int, height: Int) {
+        let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
+              w >= StyleNetwork.minimumInputSide, h >= StyleNetwork.minimumInputSide, w * h <= 16_000_000 else {
+            throw ValidationError("bad size '\(size)': expected WxH, each side >= \(StyleNetwork.minimumInputSide), at most 16 megapixels")
+        }
+        return (w, h)
+    }
+
+    func run() throws {
+        let model = try StyleModel.bundled()
+        let mix = try StyleMix(style: style)
+        let (w, h) = try parsedSize()
+        let plan = ExecutionPlan(height: (h + 3) / 4 * 4, width: (w + 3) / 4 * 4)
+        let inputs: [ExecutionPlan.Buffer: [Float]] = [.input: Self.input(plan)]
+        let parameters = model.normParameters(for: mix)
+
+        var reports: [ProfileReport] = []
+        var notes: [String] = []
+        var chrome = ChromeTrace()
+        func profile(_ label: String, _ backend: NetworkBackend, limits: () throws -> DeviceLimits?, pid: Int, track: String) throws {
+            let measured = try limits()
+            let results = try Profiler.profile(backend, plan: plan, inputs: inputs, normParameters: parameters, runs: runs)
+            reports.append(ProfileReport(path: label, device: backend.name, plan: plan, runs: results, limits: measured))
+            chrome.add(results.last!.slices, track: ChromeTrace.Track(pid: pid, tid: 1, name: "\(label): \(track)"))
+        }
+
+        if device != .gpu {
+            let cpu = CPUBackend(weights: model.convolutions)
+            try profile("cpu", cpu, limits: { skipLimits ? nil : MicroBenchmarks.cpu() }, pid: 1, track: "calling thread (kernels on all cores)")
+        }
+        if device != .cpu {
+            do {
+                let context = try VulkanContext()
+                let vulkan = try VulkanBackend(context: context, weights: model.convolutions)
+                try profile("vulkan", vulkan, limits: { skipLimits ? nil : try MicroBenchmarks.vulkan(vulkan) },
+                            pid: 2, track: "compute queue")
+            } catch {
+                if device == .gpu { throw CommandFailure(message: "Vulkan unavailable: \(error)", status: 1) }
+                notes.append("vulkan: unavailable (\(error))")
+            }
+        }
+        if let trace { try chrome.write(to: trace) }
+
+        if json {
+            var object: [String: Any] = ["reports": reports.map { $0.jsonObject() },
+                                         "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount]]
+            if !notes.isEmpty { object["notes"] = notes }
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print((reports.map(Self.table) + notes).joined(separator: "\n\n"))
+        }
+    }
+
+    /// The bench command's deterministic photo-like input, laid out as the plan's input buffer.
+    static func input(_ plan: ExecutionPlan) -> [Float] {
+        let shape = plan.inputShape
+        let image = BenchInput.image(width: shape.width, height: shape.height)
+        var input = [Float](repeating: 0, count: plan.bufferFloats[.input]!)
+        for c in 0..<3 {
+            for i in 0..<(shape.height * shape.width) {
+                input[c * shape.planeStride + i] = image.rgb[c * shape.height * shape.width + i]
+            }
+        }
+        return input
+    }
+
+    static func table(_ report: ProfileReport) -> String {
+        var lines = ["\(report.path): \(report.device), \(report.width)x\(report.height), median of \(report.runs) runs"]
+        if let limits = report.limits {
+            lines.append(String(format: "limits: FMA peak %.1f GFLOP/s, copy %.1f GB/s, ridge %.2f flop/B", limits.gflops, limits.gbps, limits.ridge))
+        }
+        var total = String(format: "wall %.1f ms/run; steps sum %.1f ms (%.1f%% of wall)", report.wallMilliseconds,
+                           report.stepsMilliseconds, 100 * report.stepsMilliseconds / report.wallMilliseconds)
+        if let device = report.deviceMilliseconds {
+            total += String(format: "; device span %.1f ms (steps = %.1f%% of it)", device, 100 * report.stepsMilliseconds / device)
+        }
+        lines.append(total)
+        let header = ["op", "layer", "ms", "share", "GFLOP/s", "GB/s", "flop/B", "bound", "of limit"]
+        func cells(_ r: ProfileReport.Row, _ first: String, _ second: String) -> [String] {
+            [first, second, String(format: "%.2f", r.milliseconds), String(format: "%.1f%%", 100 * r.share),
+             r.flops > 0 ? String(format: "%.1f", r.gflops) : "-", String(format: "%.1f", r.gbps),
+             String(format: "%.2f", r.intensity), r.bound ?? "-",
+             r.fractionOfLimit.map { String(format: "%.0f%%", 100 * $0) } ?? "-"]
+        }
+        lines.append("")
+        lines += TextTable.format([header] + report.steps.map { cells($0, "\($0.step!) \($0.kind)", $0.layer.isEmpty ? "-" : $0.layer) })
+        lines.append("")
+        lines += TextTable.format([["op kind", "steps"] + header.dropFirst(2)]
+                                  + report.kinds.map { cells($0, $0.kind, "\($0.count)") })
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// `gpustyle profile`: per-step / per-dispatch times account for the run, the trace is valid
+/// Chrome trace JSON, and the command's exit statuses.
+final class ProfileTests: XCTestCase {
+    private static let model = Result { try StyleModel.bundled() }
+
+    private func inputs(_ plan: ExecutionPlan) -> [ExecutionPlan.Buffer: [Float]] {
+        let n = plan.bufferFloats[.input]!
+        return [.input: (0..<n).map { Float(($0 * 7919) % 1000) / 1000 }]
+    }
+
+    private func assertSumsToTotal(_ runs: [ProfiledRun], file: StaticString = #filePath, line: UInt = #line) {
+        for run in runs {
+            let sum = run.slicesSeconds
+            XCTAssertLessThanOrEqual(abs(sum - run.wallSeconds), 0.1 * run.wallSeconds,
+                                     "slices sum to \(sum * 1000) ms, the run took \(run.wallSeconds * 1000) ms", file: file, line: line)
+        }
+    }
+
+    func testCPUStepTimesSumToRunTotal() throws {
+        let model = try Self.model.get()
+        let backend = CPUBackend(weights: model.convolutions)
+        let plan = ExecutionPlan(height: 256, width: 256)
+        let runs = try Profiler.profile(backend, plan: plan, inputs: inputs(plan),
+                                        normParameters: model.normParameters(for: StyleMix(style: 1)), runs: 3)
+        XCTAssertEqual(runs.count, 3)
+        for run in runs {
+            XCTAssertEqual(run.slices.count, plan.steps.count)
+            XCTAssertEqual(run.slices.map { $0.step! }, Array(plan.steps.indices))
+        }
+        assertSumsToTotal(runs)
+        XCTAssertNil(backend.stepObserver, "the profiler restores the observer")
+    }
+
+    func testVulkanDispatchTimesSumToRunTotal() throws {
+        let context = try VulkanTesting.context()
+        defer { VulkanTesting.assertNoValidationErrors(context) }
+        let model = try Self.model.get()
+        let backend = try VulkanBackend(context: context, weights: model.convolutions)
+        XCTAssertFalse(backend.profiling)
+        let plan = ExecutionPlan(height: 256, width: 256)
+        let parameters = model.normParameters(for: try StyleMix(style: 1))
+        let reference = try backend.run(plan, inputs: inputs(plan), normParameters: parameters)
+        XCTAssertNil(backend.lastTimings, "no timestamps unless profiling")
+
+        let runs = try Profiler.profile(backend, plan: plan, inputs: inputs(plan), normParameters: parameters, runs: 2)
+        XCTAssertFalse(backend.profiling, "the profiler turns profiling back off")
+        for run in runs {
+            // At 256x256 nothing is chunked: one dispatch per step, in order.
+            XCTAssertEqual(run.slices.map { $0.step! }, Array(plan.steps.indices))
+            XCTAssertTrue(run.slices.allSatisfy { $0.duration > 0 && $0.start >= 0 })
+            XCTAssertEqual(zip(run.slices, run.slices.dropFirst()).allSatisfy { $0.start + $0.duration <= $1.start + 1e-9 }, true,
+                           "dispatches are ordered and do not overlap")
+            let device = try XCTUnwrap(run.deviceSeconds)
+            XCTAssertLessThanOrEqual(run.slicesSeconds, device * 1.0001)
+            XCTAssertLessThanOrEqual(device, run.wallSeconds)
+        }
+        assertSumsToTotal(runs)
+
+        // Timestamps change nothing in the results.
+        try backend.setProfiling(true)
+        let profiled = try backend.run(plan, inputs: inputs(plan), normParameters: parameters)
+        XCTAssertEqual(profiled, reference)
+        try backend.setProfiling(false)
+    }
+
+    func testMicroBenchmarksMeasurePlausibleLimits() throws {
+        let cpu = MicroBenchmarks.cpu(repeats: 1)
+        XCTAssertGreaterThan(cpu.gflops, 0.5)
+        XCTAssertGreaterThan(cpu.gbps, 0.1)
+        let context = try VulkanTesting.context()
+        defer { VulkanTesting.assertNoValidationErrors(context) }
+        let backend = try VulkanBackend(context: context, weights: try Self.model.get().convolutions)
+        let gpu = try MicroBenchmarks.vulkan(backend, repeats: 1)
+        XCTAssertGreaterThan(gpu.gflops, 0.1)
+        XCTAssertGreaterThan(gpu.gbps, 0.01)
+        XCTAssertFalse(backend.profiling, "the micro-benchmarks leave profiling as it was")
+    }
+
+    func testTraceIsChromeTraceJSON() throws {
+        let model = try Self.model.get()
+        let backend = CPUBackend(weights: model.convolutions)
+        let plan = ExecutionPlan(height: 64, width: 64)
+        let runs = try Profiler.profile(backend, plan: plan, inputs: inputs(plan),
+                                        normParameters: model.normParameters(for: StyleMix(style: 0)), runs: 1)
+        var trace = ChromeTrace()
+        trace.add(runs[0].slices, track: .init(pid: 1, tid: 1, name: "cpu"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("profile-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try trace.write(to: path)
+        try Self.checkTrace(at: path, expectedEvents: plan.steps.count)
+    }
+
+    /// Parses a trace file and checks the Chrome trace format's required keys.
+    static func checkTrace(at path: String, expectedEvents: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+        let root = try XCTUnwrap(object as? [String: Any], file: file, line: line)
+        XCTAssertEqual(root["displayTimeUnit"] as? String, "ms", file: file, line: line)
+        let events = try XCTUnwrap(root["traceEvents"] as? [[String: Any]], file: file, line: line)
+        XCTAssertEqual(events.count, expectedEvents, file: file, line: line)
+        for event in events {
+            XCTAssertEqual(event["ph"] as? String, "X", file: file, line: line)
+            XCTAssertFalse((event["name"] as? String ?? "").isEmpty, file: file, line: line)
+            let ts = try XCTUnwrap(event["ts"] as? Double, file: file, line: line)
+            let dur = try XCTUnwrap(event["dur"] as? Double, file: file, line: line)
+            XCTAssertGreaterThanOrEqual(ts, 0, file: file, line: line)
+            XCTAssertGreaterThanOrEqual(dur, 0, file: file, line: line)
+            XCTAssertNotNil(event["pid"] as? Int, file: file, line: line)
+            XCTAssertNotNil(event["tid"] as? Int, file: file, line: line)
+            XCTAssertNotNil(event["args"] as? [String: Any], file: file, line: line)
+        }
+    }
+
+    func testCLIWritesTraceAndExitsZero() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("profile-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let trace = dir.appendingPathComponent("trace.json").path
+        let result = try TestProcess.gpustyle(["profile", "--device", "cpu", "--size", "64x64", "--runs", "2",
+                                               "--skip-limits", "--json", "--trace", trace])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        try Self.checkTrace(at: trace, expectedEvents: ExecutionPlan(height: 64, width: 64).steps.count)
+        let report = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let reports = try XCTUnwrap(report?["reports"] as? [[String: Any]])
+        XCTAssertEqual(reports.first?["path"] as? String, "cpu")
+        XCTAssertEqual((reports.first?["steps"] as? [Any])?.count, ExecutionPlan(height: 64, width: 64).steps.count)
+        // No temp files left beside the trace.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["trace.json"])
+    }
+
+    func testCLIBadArgumentsExitTwo() throws {
+        for arguments in [["--size", "12x12"], ["--size", "abc"], ["--runs", "0"], ["--device", "tpu"], ["--frobnicate"]] {
+            let result = try TestProcess.gpustyle(["profile"] + arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+        }
+    }
+}
