@@ -11,6 +11,8 @@ import Foundation
 /// side at full resolution and a robust line fit (`DetectRefine`).
 public final class RectangleDetector {
     public init() {}
+    /// CPU or GLSL kernels for the edge stages (EdgeStage.swift).
+    public var edgeStage: EdgeStage = .cpu
 
     public struct OptionsError: Error, CustomStringConvertible {
         public let description: String
@@ -35,7 +37,7 @@ public final class RectangleDetector {
         let debug = ProcessInfo.processInfo.environment["GPUSTYLE_DEBUG_DETECT"] != nil
         var t = MonotonicClock.seconds()
         func lap(_ what: String) { if debug { let n = MonotonicClock.seconds(); printToStandardError("\(what) \((n - t) * 1000) ms"); t = n } }
-        let map = DetectEdges.run(image)
+        let map = try edgeStage.run(image)
         lap("edges")
         let shortSide = Double(min(map.width, map.height))
         let minimumVotes = max(10, Int(0.3 * max(8, options.minimumSize * shortSide)))
