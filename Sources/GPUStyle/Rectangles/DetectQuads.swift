@@ -88,14 +88,7 @@ enum DetectQuads {
         }
         let sides = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }
         let width = (sides[0] + sides[2]) / 2, height = (sides[1] + sides[3]) / 2
-        guard min(width, height) >= minimumSide else { return nil }
-        let aspect = min(width, height) / max(width, height)
-        guard aspect >= options.minimumAspectRatio - 1e-9, aspect <= options.maximumAspectRatio + 1e-9 else { return nil }
-        for i in 0..<4 {
-            let u = corners[(i + 3) % 4] - corners[i], v = corners[(i + 1) % 4] - corners[i]
-            let angle = acos(max(-1, min(1, (u.x * v.x + u.y * v.y) / (u.length * v.length)))) * 180 / .pi
-            guard abs(angle - 90) <= options.quadratureTolerance else { return nil }
-        }
+        guard min(width, height) >= minimumSide, passesGeometry(corners, options: options) else { return nil }
         // Edge support along each side, ignoring a little near the corners (rounded frame corners).
         var coverage: [Double] = []
         for i in 0..<4 {
@@ -109,6 +102,20 @@ enum DetectQuads {
         guard coverage.reduce(0, +) / 4 >= minimumMeanCoverage else { return nil }
         let quad = Quad(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2], bottomLeft: corners[3])
         return QuadCandidate(quad: quad, lines: sideLines, coverage: coverage)
+    }
+
+    /// Vision's aspect-ratio and corner-angle gates for a clockwise quad.
+    static func passesGeometry(_ corners: [Point], options: RectangleDetectionOptions) -> Bool {
+        let sides = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }
+        let width = (sides[0] + sides[2]) / 2, height = (sides[1] + sides[3]) / 2
+        let aspect = min(width, height) / max(width, height)
+        guard aspect >= options.minimumAspectRatio - 1e-9, aspect <= options.maximumAspectRatio + 1e-9 else { return false }
+        for i in 0..<4 {
+            let u = corners[(i + 3) % 4] - corners[i], v = corners[(i + 1) % 4] - corners[i]
+            let angle = acos(max(-1, min(1, (u.x * v.x + u.y * v.y) / (u.length * v.length)))) * 180 / .pi
+            guard abs(angle - 90) <= options.quadratureTolerance else { return false }
+        }
+        return true
     }
 
     static func isConvex(_ c: [Point]) -> Bool {

@@ -8,7 +8,8 @@ import Foundation
 /// refitted to its edge pixels (`DetectLines`) → quads from pairs of line pairs, gated by the
 /// options (size, aspect, corner angles) and scored by the share of each side backed by edges
 /// that run along it (`DetectQuads`) → sub-pixel corners from gradient-peak profiles across each
-/// side at full resolution and a robust line fit (`DetectRefine`).
+/// side at full resolution and a robust line fit (`DetectRefine`). A found quad grows to the
+/// frame around it when all four sides have a parallel edge just outside (`DetectFrames`).
 public final class RectangleDetector {
     public init() {}
     /// CPU or GLSL kernels for the edge stages (EdgeStage.swift).
@@ -34,22 +35,14 @@ public final class RectangleDetector {
     public func detect(_ image: Image, options: RectangleDetectionOptions = RectangleDetectionOptions()) throws -> [RectangleObservation] {
         try RectangleDetector.validate(options)
         guard image.width >= 16, image.height >= 16 else { return [] }
-        let debug = ProcessInfo.processInfo.environment["GPUSTYLE_DEBUG_DETECT"] != nil
-        var t = MonotonicClock.seconds()
-        func lap(_ what: String) { if debug { let n = MonotonicClock.seconds(); printToStandardError("\(what) \((n - t) * 1000) ms"); t = n } }
         let map = try edgeStage.run(image)
-        lap("edges")
         let shortSide = Double(min(map.width, map.height))
         let minimumVotes = max(10, Int(0.3 * max(8, options.minimumSize * shortSide)))
         let lines = DetectLines.run(map, minimumVotes: minimumVotes)
-        lap("lines \(lines.count)")
-        if debug { for l in lines { printToStandardError(String(format: "line θ %.1f° ρ %.1f votes %d", l.theta * 180 / .pi, l.rho, l.votes)) } }
         let candidates = DetectQuads.run(lines, map: map, options: options)
-        lap("quads \(candidates.count)")
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide)
-        if debug { for c in candidates.sorted(by: { rank($0) > rank($1) }).prefix(5) { printToStandardError("cand \(c.score) \(c.coverage) \(c.quad)") } }
         let radius = max(2.5, 1.5 * Double(map.scale))
-        return chosen.compactMap { candidate in
+        return chosen.map { DetectFrames.grow($0, map: map, options: options) }.compactMap { candidate in
             let coarse = Quad(topLeft: map.toImage(candidate.quad.topLeft), topRight: map.toImage(candidate.quad.topRight),
                               bottomRight: map.toImage(candidate.quad.bottomRight), bottomLeft: map.toImage(candidate.quad.bottomLeft))
             let quad = DetectRefine.run(coarse, image: image, searchRadius: radius).canonicalized()

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Grows a detected quad to the frame around it. A framed picture gives strong edges at the
+/// picture and weaker ones at the frame's outer border (dark frame on a dark wall, a shadow
+/// under it); the outer border's lines then rarely make the global Hough shortlist. Starting
+/// from a found quad, each side searches outward along its normal for a nearly parallel edge
+/// that covers it; when all four sides find one, the quad is replaced by the enclosing one,
+/// and the search repeats (a frame inside a frame).
+enum DetectFrames {
+    /// How far outward to look, as a share of the quad's shorter side.
+    static let reach = 0.25
+    static let minimumCoverage = 0.6
+
+    static func grow(_ candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions) -> QuadCandidate {
+        var current = candidate
+        for _ in 0..<3 {
+            guard let outer = ring(around: current, map: map, options: options) else { break }
+            current = outer
+        }
+        return current
+    }
+
+    static func ring(around candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions) -> QuadCandidate? {
+        let c = candidate.quad.corners
+        let sides = (0..<4).map { c[$0].distance(to: c[($0 + 1) % 4]) }
+        let maximumOffset = max(3, reach * min(sides.min()!, sides.max()!))
+        var lines: [DetectedLine] = []
+        var coverage: [Double] = []
+        for i in 0..<4 {
+            let a = c[i], b = c[(i + 1) % 4]
+            guard let (line, cov) = outwardEdge(from: a, to: b, maximumOffset: maximumOffset, map: map) else { return nil }
+            lines.append(line)
+            coverage.append(cov)
+        }
+        var corners: [Point] = []
+        for i in 0..<4 {
+            guard let p = lines[(i + 3) % 4].intersection(lines[i]) else { return nil }
+            guard p.x >= -2, p.y >= -2, p.x <= Double(map.width + 1), p.y <= Double(map.height + 1) else { return nil }
+            corners.append(p)
+        }
+        guard DetectQuads.isConvex(corners) else { return nil }
+        let quad = Quad(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2], bottomLeft: corners[3])
+        guard quad.area > candidate.quad.area, DetectQuads.passesGeometry(corners, options: options) else { return nil }
+        return QuadCandidate(quad: quad, lines: candidate.lines, coverage: coverage)
+    }
+
+    /// The nearest edge outside side a→b (the quad is clockwise on screen, so outside is to the
+    /// left of a→b in image coordinates) that runs along it, and its coverage of the side.
+    static func outwardEdge(from a: Point, to b: Point, maximumOffset: Double, map: EdgeMap) -> (DetectedLine, Double)? {
+        let d = (b - a) * (1 / max(a.distance(to: b), 1e-9))
+        let outward = Point(x: d.y, y: -d.x)
+        // Skip the side's own edge response (a couple of pixels) before looking for the next one.
+        var offset = 2.5
+        while offset <= maximumOffset {
+            for tilt in [0.0, -0.02, 0.02, -0.04, 0.04] {
+                // Tilting pivots the probe line about the side's midpoint, for perspective.
+                let direction = Point(x: d.x - d.y * tilt, y: d.y + d.x * tilt)
+                let length = direction.length
+                let dir = direction * (1 / length)
+                let start = a + outward * offset, end = b + outward * offset
+                let mid = (start + end) * 0.5
+                let half = a.distance(to: b) / 2
+                let p0 = mid - dir * half, p1 = mid + dir * half
+                let cov = coverage(from: p0, to: p1, map: map)
+                if cov >= minimumCoverage {
+                    let normal = Point(x: -dir.y, y: dir.x)
+                    let theta = atan2(normal.y, normal.x)
+                    let line = DetectedLine(theta: theta, rho: mid.x * normal.x + mid.y * normal.y, votes: 0)
+                    return (DetectLines.refine(line, map), cov)
+                }
+            }
+            offset += 1
+        }
+        return nil
+    }
+
+    /// Share of 1-px steps along p0→p1 (trimmed 8% at each end) with an edge pixel within one
+    /// pixel across whose gradient is within 22.5° of the segment's normal.
+    static func coverage(from p0: Point, to p1: Point, map: EdgeMap) -> Double {
+        let length = p0.distance(to: p1)
+        guard length > 4 else { return 0 }
+        let d = (p1 - p0) * (1 / length)
+        let n = Point(x: -d.y, y: d.x)
+        let cosLimit = cos(22.5 * .pi / 180)
+        var hits = 0, steps = 0
+        var t = 0.08 * length
+        while t <= 0.92 * length {
+            let p = p0 + d * t
+            steps += 1
+            for s in [-1.0, -0.5, 0, 0.5, 1.0] {
+                let x = Int((p.x + n.x * s).rounded()), y = Int((p.y + n.y * s).rounded())
+                guard x >= 0, y >= 0, x < map.width, y < map.height else { continue }
+                let i = y * map.width + x
+                if map.edges[i] > 0 && DetectEdges.alignment(map, i, n) >= cosLimit { hits += 1; break }
+            }
+            t += 1
+        }
+        return Double(hits) / Double(max(steps, 1))
+    }
+}
