@@ -25,6 +25,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
+    @Flag(help: "Skip the rectangle stages (detection, perspective warp).")
+    var noRectangles = false
+
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
         _ = try parsedSizes()
@@ -62,10 +65,12 @@ struct BenchCommand: ParsableCommand {
                 results.append(result)
             }
         }
-        if json {
-            print(BenchReport(paths: paths, results: results).json())
-        } else {
-            print(BenchReport(paths: paths, results: results).table())
+        var rectangles: [RectangleBench.Row] = []
+        if !noRectangles {
+            let context = device == .cpu ? nil : try? VulkanContext()
+            rectangles = try RectangleBench(runs: runs).run(vulkan: context)
         }
+        let report = BenchReport(paths: paths, results: results, rectangles: rectangles)
+        print(json ? report.json() : report.table())
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 struct BenchReport {
     let paths: [BenchPath]
     let results: [BenchResult]
+    var rectangles: [RectangleBench.Row] = []
 
     func table() -> String {
         var lines: [String] = []
@@ -26,6 +27,17 @@ struct BenchReport {
                          String(format: "%.2f", 1 / result.median), String(format: "%.1f", result.gflops), ratio, parity])
         }
         lines += TextTable.format(rows)
+        if !rectangles.isEmpty {
+            lines.append("")
+            var table = [["work", "size", "path", "min ms", "median ms", "p95 ms", "vs cpu", "parity vs cpu"]]
+            for row in rectangles {
+                let cpu = rectangles.first { $0.work == row.work && $0.size == row.size && $0.path == "cpu" }
+                table.append([row.work, row.size, row.path, String(format: "%.2f", row.seconds.first! * 1000),
+                              String(format: "%.2f", row.median * 1000), String(format: "%.2f", percentile95(row.seconds) * 1000),
+                              cpu.map { String(format: "%.2fx", row.median / $0.median) } ?? "-", row.parity])
+            }
+            lines += TextTable.format(table)
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -48,7 +60,12 @@ struct BenchReport {
             }
             return row
         }
-        let object: [String: Any] = ["machine": ["cores": ProcessInfo.processInfo.activeProcessorCount], "paths": devices, "results": rows]
+        let rectangleRows: [[String: Any]] = rectangles.map { row in
+            ["work": row.work, "size": row.size, "path": row.path, "min_ms": row.seconds.first! * 1000,
+             "median_ms": row.median * 1000, "p95_ms": percentile95(row.seconds) * 1000, "parity": row.parity]
+        }
+        let object: [String: Any] = ["machine": ["cores": ProcessInfo.processInfo.activeProcessorCount], "paths": devices,
+                                     "results": rows, "rectangles": rectangleRows]
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
@@ -66,4 +83,9 @@ enum TextTable {
             }.joined(separator: "  ")
         }
     }
+}
+
+/// The 95th percentile of sorted times (the largest of fewer than 20 runs).
+func percentile95(_ sorted: [Double]) -> Double {
+    sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
 }

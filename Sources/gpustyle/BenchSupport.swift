@@ -103,7 +103,7 @@ struct BenchResult {
 
     var minimum: Double { seconds.first! }
     var median: Double { seconds.count % 2 == 1 ? seconds[seconds.count / 2] : (seconds[seconds.count / 2 - 1] + seconds[seconds.count / 2]) / 2 }
-    var p95: Double { seconds[min(seconds.count - 1, Int((Double(seconds.count) * 0.95).rounded(.up)) - 1)] }
+    var p95: Double { percentile95(seconds) }
     var gflops: Double {
         let macs = StyleNetwork.macs(height: (height + 3) / 4 * 4, width: (width + 3) / 4 * 4)
         return 2 * Double(macs) / median / 1e9

@@ -9,11 +9,11 @@ public struct Point: Sendable, Equatable, CustomStringConvertible {
     }
     public var description: String { "(\(x), \(y))" }
 
-    static func - (a: Point, b: Point) -> Point { Point(x: a.x - b.x, y: a.y - b.y) }
-    static func + (a: Point, b: Point) -> Point { Point(x: a.x + b.x, y: a.y + b.y) }
-    static func * (a: Point, s: Double) -> Point { Point(x: a.x * s, y: a.y * s) }
-    var length: Double { (x * x + y * y).squareRoot() }
-    func distance(to other: Point) -> Double { (self - other).length }
+    public static func - (a: Point, b: Point) -> Point { Point(x: a.x - b.x, y: a.y - b.y) }
+    public static func + (a: Point, b: Point) -> Point { Point(x: a.x + b.x, y: a.y + b.y) }
+    public static func * (a: Point, s: Double) -> Point { Point(x: a.x * s, y: a.y * s) }
+    public var length: Double { (x * x + y * y).squareRoot() }
+    public func distance(to other: Point) -> Double { (self - other).length }
 }
 
 /// Four corners of a quadrilateral in pixel coordinates, in clockwise order on screen:
