@@ -5,18 +5,7 @@ import XCTest
 /// The GLSL edge stages of the rectangle detector (VulkanEdgeDetector) against the CPU kernels
 /// of DetectEdges, stage by stage, and the whole detector with either edge stage, with the
 /// validation layer on.
-final class DetectVulkanTests: XCTestCase {
-    private var context: VulkanContext!
-
-    override func setUpWithError() throws {
-        context = try VulkanTesting.context()
-    }
-
-    override func tearDown() {
-        if let context { VulkanTesting.assertNoValidationErrors(context) }
-        context = nil
-    }
-
+final class DetectVulkanTests: VulkanTestCase {
     static func photo(_ relative: String) throws -> Image {
         try ImageIO.read(path: Fixtures.root.appendingPathComponent(relative).path)
     }

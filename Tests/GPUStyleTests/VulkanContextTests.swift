@@ -40,21 +40,6 @@ enum VulkanTesting {
         return names.map { "ops/\($0)" }
     }
 
-    /// [C][H][W] values laid out with the plan's plane stride.
-    static func dense(_ values: [Float], _ shape: ExecutionPlan.DenseShape) -> [Float] {
-        var out = [Float](repeating: 0, count: shape.floatCount)
-        let plane = shape.height * shape.width
-        for c in 0..<shape.channels {
-            for i in 0..<plane { out[c * shape.planeStride + i] = values[c * plane + i] }
-        }
-        return out
-    }
-
-    /// The inverse of `dense`.
-    static func compact(_ values: [Float], _ shape: ExecutionPlan.DenseShape) -> [Float] {
-        let plane = shape.height * shape.width
-        return (0..<shape.channels).flatMap { c in values[c * shape.planeStride..<c * shape.planeStride + plane] }
-    }
 
     /// Max |a - b| must stay within `relative` of the reference's magnitude (at least 1).
     static func assertClose(_ actual: [Float], _ expected: [Float], relative: Float = 1e-4, _ message: String,
@@ -153,5 +138,20 @@ final class VulkanContextTests: XCTestCase {
         XCTAssertEqual("\(VulkanError.failed(call: "vkCreateDevice", result: -3))", "vkCreateDevice failed: VK_ERROR_INITIALIZATION_FAILED")
         XCTAssertEqual("\(VulkanError.noDevice)", "no Vulkan device found")
         XCTAssertEqual("\(VulkanError.deviceIndexOutOfRange(index: 3, count: 1))", "Vulkan device index 3 out of range (1 device available)")
+    }
+}
+
+/// Base class for tests that run on a validating Vulkan context: any validation message the
+/// test caused fails it in `tearDown`.
+class VulkanTestCase: XCTestCase {
+    var context: VulkanContext!
+
+    override func setUpWithError() throws {
+        context = try VulkanTesting.context()
+    }
+
+    override func tearDown() {
+        if let context { VulkanTesting.assertNoValidationErrors(context) }
+        context = nil
     }
 }

@@ -24,9 +24,9 @@ final class VulkanNetworkTests: XCTestCase {
 
     fileprivate func stylize(_ backend: NetworkBackend, _ input: [Float], height: Int, width: Int, mix: StyleMix) throws -> [Float] {
         let plan = ExecutionPlan(height: height, width: width)
-        let output = try backend.run(plan, inputs: [.input: VulkanTesting.dense(input, plan.inputShape)],
+        let output = try backend.run(plan, inputs: [.input: OpHarness.planar(input, plan.inputShape)],
                                      normParameters: Self.model.get().normParameters(for: mix))
-        return VulkanTesting.compact(output, plan.outputShape)
+        return OpHarness.dense(output, plan.outputShape)
     }
 
     func testNetworkMatchesReferenceOutputs() throws {
@@ -81,7 +81,7 @@ final class VulkanNetworkTests: XCTestCase {
                 }
             }
         }
-        let dense = VulkanTesting.dense(input, plan.inputShape)
+        let dense = OpHarness.planar(input, plan.inputShape)
         let model = try Self.model.get()
         let parameters = model.normParameters(for: try StyleMix(style: 11))
         let cpu = CPUBackend(weights: model.convolutions)
@@ -127,11 +127,11 @@ final class VulkanNetworkTests: XCTestCase {
         // 3. The whole network. Two fp32 implementations drift apart through 19 layers (residual
         //    blocks amplify rounding differences): measured max 2.3e-3, mean 1.2e-5 on [0, 1].
         let start = Date()
-        let output = VulkanTesting.compact(try backend.run(plan, inputs: [.input: dense], normParameters: parameters), plan.outputShape)
+        let output = OpHarness.dense(try backend.run(plan, inputs: [.input: dense], normParameters: parameters), plan.outputShape)
         let seconds = Date().timeIntervalSince(start)
         XCTAssertTrue(backend.recorder.labels.contains { $0.contains("conv layer 1") && $0.contains("ci15..<30") },
                       "contract.1 should sum its 271 MB padded input in 15-channel chunks")
-        let expected = VulkanTesting.compact(try cpu.run(plan, inputs: [.input: dense], normParameters: parameters), plan.outputShape)
+        let expected = OpHarness.dense(try cpu.run(plan, inputs: [.input: dense], normParameters: parameters), plan.outputShape)
         var worst: Float = 0, total: Double = 0
         for (a, b) in zip(output, expected) {
             let d = abs(a - b)

@@ -4,18 +4,7 @@ import XCTest
 /// Each shader against the independent numpy reference fixtures (tools/ writes them to
 /// Fixtures/ops), once with whole-tensor bindings and once with bindings forced small so the
 /// channel-chunking path (used for 1080p maps on lavapipe) runs too.
-final class VulkanOpsTests: XCTestCase {
-    private var context: VulkanContext!
-
-    override func setUpWithError() throws {
-        context = try VulkanTesting.context()
-    }
-
-    override func tearDown() {
-        if let context { VulkanTesting.assertNoValidationErrors(context) }
-        context = nil
-    }
-
+final class VulkanOpsTests: VulkanTestCase {
     private func scalar(_ tensors: [String: NamedTensor], _ name: String) -> Int {
         Int(tensors[name]!.values[0])
     }
@@ -38,7 +27,7 @@ final class VulkanOpsTests: XCTestCase {
                                  inputShape: source, output: .padded, outputShape: source)
         let backend = try VulkanBackend(context: context, weights: [])
         if let chunkPlanes { backend.maxBindingBytes = 4 * chunkPlanes * pad.planeStride }
-        let out = try backend.run(plan, inputs: [.input: VulkanTesting.dense(input.values, source)], normParameters: [])
+        let out = try backend.run(plan, inputs: [.input: OpHarness.planar(input.values, source)], normParameters: [])
         for c in 0..<source.channels {
             for r in 0..<pad.paddedHeight {
                 for x in 0..<pad.paddedWidth {
@@ -86,8 +75,8 @@ final class VulkanOpsTests: XCTestCase {
                                          values: weight.values)
         let backend = try VulkanBackend(context: context, weights: [weights])
         if let chunkBytes { backend.maxBindingBytes = chunkBytes }
-        let out = try backend.run(plan, inputs: [.input: VulkanTesting.dense(input.values, source)], normParameters: [])
-        VulkanTesting.assertClose(VulkanTesting.compact(out, outShape), expected.values,
+        let out = try backend.run(plan, inputs: [.input: OpHarness.planar(input.values, source)], normParameters: [])
+        VulkanTesting.assertClose(OpHarness.dense(out, outShape), expected.values,
                                   "\(file)\(chunkBytes.map { " chunked \($0)" } ?? "")")
     }
 
@@ -140,10 +129,10 @@ final class VulkanOpsTests: XCTestCase {
                                              activation: activation, residual: residual ? .c : nil))],
                     bufferFloats: [.a: shape.floatCount, .b: shape.floatCount, .c: shape.floatCount],
                     inputShape: shape, output: destination, outputShape: shape)
-                let out = try backend.run(plan, inputs: [.a: VulkanTesting.dense(input.values, shape),
-                                                         .c: VulkanTesting.dense(t["residual"]!.values, shape)],
+                let out = try backend.run(plan, inputs: [.a: OpHarness.planar(input.values, shape),
+                                                         .c: OpHarness.planar(t["residual"]!.values, shape)],
                                           normParameters: parameters)
-                VulkanTesting.assertClose(VulkanTesting.compact(out, shape), t[name]!.values,
+                VulkanTesting.assertClose(OpHarness.dense(out, shape), t[name]!.values,
                                           "\(file) \(name) inPlace=\(inPlace) chunk=\(chunkBytes ?? 0)")
             }
         }
@@ -179,7 +168,7 @@ final class VulkanOpsTests: XCTestCase {
                 steps: [.normStatistics(.init(layer: 0, source: .a, shape: shape)),
                         .normApply(.init(layer: 0, source: .a, destination: .a, shape: shape, activation: .identity, residual: nil))],
                 bufferFloats: [.a: shape.floatCount], inputShape: shape, output: .a, outputShape: shape)
-            let out = try backend.run(plan, inputs: [.a: VulkanTesting.dense(x, shape)], normParameters: parameters)
+            let out = try backend.run(plan, inputs: [.a: OpHarness.planar(x, shape)], normParameters: parameters)
             let mean = x.reduce(0.0) { $0 + Double($1) } / Double(count)
             let variance = x.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / Double(count)
             let scale = 1.5 / (variance + 1e-5).squareRoot()

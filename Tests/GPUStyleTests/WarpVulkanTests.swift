@@ -3,18 +3,7 @@ import XCTest
 
 /// The GLSL warp kernel against the CPU kernel (max abs diff ≤ 2/255) and the numpy fixtures,
 /// with the validation layer on.
-final class WarpVulkanTests: XCTestCase {
-    private var context: VulkanContext!
-
-    override func setUpWithError() throws {
-        context = try VulkanTesting.context()
-    }
-
-    override func tearDown() {
-        if let context { VulkanTesting.assertNoValidationErrors(context) }
-        context = nil
-    }
-
+final class WarpVulkanTests: VulkanTestCase {
     func testMatchesCPUKernelAndReference() throws {
         let gpu = try VulkanPerspectiveWarper(context: context)
         let cpu = CPUPerspectiveWarper()

@@ -29,7 +29,7 @@ public final class VulkanPerspectiveWarper: PerspectiveWarper {
         recorder = try VulkanCommandRecorder(context: context)
         pool = VulkanBufferPool(context: context)
         staging = VulkanStagingBuffer(context: context)
-        maxBindingBytes = min(Int(context.limits.maxStorageBufferRange), 4 * Int(context.limits.maxTexelBufferElements))
+        maxBindingBytes = context.maxBindingBytes
     }
 
     deinit {

@@ -51,7 +51,7 @@ public final class VulkanBackend: NetworkBackend {
         recorder = try VulkanCommandRecorder(context: context)
         pool = VulkanBufferPool(context: context)
         staging = VulkanStagingBuffer(context: context)
-        maxBindingBytes = min(Int(context.limits.maxStorageBufferRange), 4 * Int(context.limits.maxTexelBufferElements))
+        maxBindingBytes = context.maxBindingBytes
         self.weights = VulkanPackedWeights(weights, maxChunkBytes: min(1 << 16, Int(context.limits.maxUniformBufferRange)))
         weightAllocation = try pool.allocate(bytes: 4 * max(self.weights.floats.count, 1))
         try upload(self.weights.floats, to: weightAllocation.range)

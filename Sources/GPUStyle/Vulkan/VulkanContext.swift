@@ -19,6 +19,12 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     let queue: VkQueue
     let queueFamily: UInt32
     let limits: VkPhysicalDeviceLimits
+
+    /// Largest byte range one tensor binding may cover: tensors are read through texel buffers
+    /// of 32-bit elements and written through storage buffers, so both limits apply.
+    var maxBindingBytes: Int {
+        min(Int(limits.maxStorageBufferRange), 4 * Int(limits.maxTexelBufferElements))
+    }
     let memoryProperties: VkPhysicalDeviceMemoryProperties
     private let submitLock = NSLock()
 
