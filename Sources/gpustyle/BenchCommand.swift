@@ -72,5 +72,14 @@ struct BenchCommand: ParsableCommand {
         }
         let report = BenchReport(paths: paths, results: results, rectangles: rectangles)
         print(json ? report.json() : report.table())
+        // Speed means nothing if a path computes something else: fail loudly.
+        let disagreements = results.compactMap { result -> String? in
+            guard let parity = result.parity, !parity.agrees else { return nil }
+            return String(format: "%@ at %dx%d: max |d| %g", result.path, result.width, result.height, parity.maxAbsDiff)
+        }
+        if !disagreements.isEmpty {
+            throw CommandFailure(message: "paths disagree (tolerance \(Parity.tolerance)): " + disagreements.joined(separator: "; "),
+                                 status: 1)
+        }
     }
 }

@@ -60,24 +60,6 @@ enum BenchInput {
     }
 }
 
-/// Largest difference and PSNR between two paths' outputs.
-struct Parity {
-    let maxAbsDiff: Float
-    let psnr: Double
-
-    init(_ a: Image, _ b: Image) {
-        var maxDiff: Float = 0, squares = 0.0
-        for (x, y) in zip(a.rgb, b.rgb) {
-            let d = abs(x - y)
-            maxDiff = max(maxDiff, d)
-            squares += Double(d * d)
-        }
-        maxAbsDiff = maxDiff
-        let mse = squares / Double(max(a.rgb.count, 1))
-        psnr = mse == 0 ? .infinity : 10 * log10(1 / mse)
-    }
-}
-
 struct BenchResult {
     let path: String
     let width: Int
