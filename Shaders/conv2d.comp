@@ -43,7 +43,12 @@ const int ODD_SPAN4 = (ODD_SHIFT + ODD_SPAN + 3) / 4;
 // The padded input as a vec4 texel view.
 layout(binding = 0) uniform samplerBuffer input4;
 layout(std140, binding = 1) uniform Weights { vec4 weights[4096]; };  // 64 KiB, the most a UBO binding may hold
+// GPUSTYLE_FP16 (the "_f16" build) writes a 16-bit float view: fp16 activation storage.
+#ifdef GPUSTYLE_FP16
+layout(binding = 2, r16f) uniform imageBuffer outputs;
+#else
 layout(binding = 2, r32f) uniform imageBuffer outputs;
+#endif
 
 layout(push_constant) uniform Push {
     uint inRowStride, inPlaneStride, oddColumnsStart;

@@ -12,7 +12,12 @@
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer source;
+// GPUSTYLE_FP16 (the "_f16" build) writes a 16-bit float view: fp16 activation storage.
+#ifdef GPUSTYLE_FP16
+layout(binding = 1, rgba16f) uniform writeonly imageBuffer destination;
+#else
 layout(binding = 1, rgba32f) uniform writeonly imageBuffer destination;
+#endif
 layout(binding = 2) uniform samplerBuffer residual;
 layout(std140, binding = 3) uniform Table { vec4 table[1024]; };  // per layer: scale[32], shift[32]
 

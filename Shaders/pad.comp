@@ -13,7 +13,12 @@
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer source;
+// GPUSTYLE_FP16 (the "_f16" build) writes a 16-bit float view: fp16 activation storage.
+#ifdef GPUSTYLE_FP16
+layout(binding = 1, rgba16f) uniform writeonly imageBuffer destination;
+#else
 layout(binding = 1, rgba32f) uniform writeonly imageBuffer destination;
+#endif
 
 layout(push_constant) uniform Push {
     uint srcWidth, srcHeight, srcPlaneStride;

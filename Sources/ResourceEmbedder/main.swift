@@ -24,13 +24,15 @@ func identifier(for file: String) -> String {
     URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
 }
 
-func compileShader(_ source: String, includeDir: String, glslang: String) -> Data {
+func compileShader(_ source: String, includeDir: String, glslang: String, defines: [String] = []) -> Data {
+    let tag = ([identifier(for: source)] + defines).joined(separator: "-")
     let spv = FileManager.default.temporaryDirectory
-        .appendingPathComponent("gpustyle-\(ProcessInfo.processInfo.processIdentifier)-\(identifier(for: source)).spv")
+        .appendingPathComponent("gpustyle-\(ProcessInfo.processInfo.processIdentifier)-\(tag).spv")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: glslang)
     // SPIR-V 1.3 (Vulkan 1.1) is needed for subgroup operations and 16-bit storage.
-    process.arguments = ["-V", "--target-env", "vulkan1.1", "-I\(includeDir)", "-o", spv.path, source]
+    process.arguments = ["-V", "--target-env", "vulkan1.1", "-I\(includeDir)"] + defines.map { "-D\($0)" }
+        + ["-o", spv.path, source]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
@@ -66,7 +68,14 @@ case "shaders":
     guard let glslang = findExecutable("glslangValidator") else {
         fail("glslangValidator not found (apt-get install glslang-tools)")
     }
-    let entries = args[4...].map { (identifier(for: $0), compileShader($0, includeDir: args[2], glslang: glslang)) }
+    // A stage that mentions GPUSTYLE_FP16 is also built with it defined, as "<name>_f16": the
+    // variant that writes 16-bit float texel views (VulkanBackend.Options.fp16Storage).
+    let entries = args[4...].flatMap { file -> [(String, Data)] in
+        let plain = (identifier(for: file), compileShader(file, includeDir: args[2], glslang: glslang))
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8), text.contains("GPUSTYLE_FP16") else { return [plain] }
+        return [plain, (identifier(for: file) + "_f16",
+                        compileShader(file, includeDir: args[2], glslang: glslang, defines: ["GPUSTYLE_FP16"]))]
+    }
     writeSwift(entries, enumName: "EmbeddedShaders", to: args[3])
 case "weights":
     let entries = args[3...].map { file -> (String, Data) in

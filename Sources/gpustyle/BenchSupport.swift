@@ -26,7 +26,7 @@ struct BenchPath {
                 let start = MonotonicClock.seconds()
                 do {
                     let context = try VulkanContext(deviceIndex: info.index)
-                    let backend = try VulkanBackend(context: context, weights: model.convolutions)
+                    let backend = try VulkanBackend(context: context, weights: model.convolutions, options: .environment)
                     return BenchPath(label: devices.count == 1 ? "vulkan" : "vulkan\(info.index)", device: backend.name,
                                      setupSeconds: MonotonicClock.seconds() - start,
                                      stylizer: Stylizer(model: model, backend: backend), error: nil)

@@ -80,7 +80,7 @@ struct ProfileCommand: ParsableCommand {
         if device != .cpu {
             do {
                 let context = try VulkanContext()
-                let vulkan = try VulkanBackend(context: context, weights: model.convolutions)
+                let vulkan = try VulkanBackend(context: context, weights: model.convolutions, options: .environment)
                 try profile("vulkan", vulkan, limits: { skipLimits ? nil : try MicroBenchmarks.vulkan(vulkan) },
                             pid: 2, track: "compute queue")
             } catch {

@@ -29,7 +29,7 @@ public enum DeviceSelector {
             return DeviceChoice(backend: CPUBackend(weights: convolutions), reason: "--device cpu", warnings: [])
         case .gpu(let index):
             let context = try VulkanContext(deviceIndex: index, validation: validation)
-            let backend = try VulkanBackend(context: context, weights: convolutions)
+            let backend = try VulkanBackend(context: context, weights: convolutions, options: .environment)
             return DeviceChoice(backend: backend, reason: "--device gpu: \(context.info)", warnings: [])
         case .auto:
             let devices: [VulkanDeviceInfo]
@@ -52,7 +52,7 @@ public enum DeviceSelector {
             let cpu = { CPUBackend(weights: convolutions) as NetworkBackend }
             do {
                 let context = try VulkanContext(deviceIndex: gpu.index, validation: validation)
-                let vulkan = try VulkanBackend(context: context, weights: convolutions)
+                let vulkan = try VulkanBackend(context: context, weights: convolutions, options: .environment)
                 return DeviceChoice(backend: FallbackBackend(primary: vulkan, fallback: cpu),
                                     reason: "GPU \(gpu) is available", warnings: [])
             } catch {

@@ -1,4 +1,5 @@
 import CVulkan
+import Foundation
 
 /// Runs an `ExecutionPlan` with the compute shaders in `Shaders/`: each run uploads the inputs
 /// and the γ/β table, records every step into one command buffer (global barriers between
@@ -23,6 +24,39 @@ public final class VulkanBackend: NetworkBackend {
     /// exercise channel chunking on small tensors.
     var maxBindingBytes: Int
 
+    /// Switches for GPU-oriented storage choices; all off by default.
+    public struct Options: Sendable, Equatable {
+        /// Keeps the activation tensors (padded, a, b, c) as fp16 behind R16/R16G16B16A16_SFLOAT
+        /// texel views, halving their memory traffic. Arithmetic, the norm statistics and
+        /// reductions, the network input and the downloaded output stay fp32 (the last layer
+        /// writes an fp32 copy of the output). Needs 16-bit float uniform and storage texel
+        /// buffer formats; the backend's init throws `VulkanError.unsupported` without them.
+        public var fp16Storage: Bool
+
+        public init(fp16Storage: Bool = false) { self.fp16Storage = fp16Storage }
+
+        /// Options from the environment: GPUSTYLE_VULKAN_FP16=1 turns on `fp16Storage`.
+        public static var environment: Options {
+            Options(fp16Storage: getenv("GPUSTYLE_VULKAN_FP16").map { String(cString: $0) == "1" } == true)
+        }
+    }
+
+    public let options: Options
+
+    /// Plan buffers held as fp16 (empty unless `options.fp16Storage`); the input stays fp32.
+    let halfBuffers: Set<ExecutionPlan.Buffer>
+
+    /// Bytes per element of a plan buffer.
+    func elementBytes(_ buffer: ExecutionPlan.Buffer) -> Int { halfBuffers.contains(buffer) ? 2 : 4 }
+    func isHalf(_ buffer: ExecutionPlan.Buffer) -> Bool { halfBuffers.contains(buffer) }
+
+    /// With fp16 storage the plan's last step (a norm apply into `plan.output`) writes this
+    /// fp32 buffer instead, which is what the run downloads.
+    private var outputAllocation: VulkanBufferPool.Allocation?
+    /// Index of the step redirected to `outputAllocation` during the current run.
+    private(set) var redirectedOutputStep: Int?
+    var outputRange: VulkanBufferRange { outputAllocation!.range }
+
     /// Floats of the per-layer parameter tables the shaders declare (`vec4 table[1024]`).
     static let maxTableFloats = 4096
 
@@ -45,8 +79,11 @@ public final class VulkanBackend: NetworkBackend {
     /// Device times of the last run's dispatches (nil unless profiling).
     public private(set) var lastTimings: VulkanSubmissionTimings?
 
-    public init(context: VulkanContext, weights: [ConvolutionWeights]) throws {
+    public init(context: VulkanContext, weights: [ConvolutionWeights], options: Options = Options()) throws {
         self.context = context
+        self.options = options
+        if options.fp16Storage { try Self.checkHalfStorage(context) }
+        halfBuffers = options.fp16Storage ? [.padded, .a, .b, .c] : []
         pipelines = VulkanPipelineCache(context: context)
         recorder = try VulkanCommandRecorder(context: context)
         pool = VulkanBufferPool(context: context)
@@ -59,7 +96,27 @@ public final class VulkanBackend: NetworkBackend {
 
     deinit {
         for allocation in allocations.values { pool.free(allocation) }
-        [parameterAllocation, affineAllocation, weightAllocation].compactMap { $0 }.forEach(pool.free)
+        [parameterAllocation, affineAllocation, outputAllocation, weightAllocation].compactMap { $0 }.forEach(pool.free)
+    }
+
+    /// fp16 storage needs 16-bit float formats for uniform texel reads and storage texel
+    /// writes, and channel-plane offsets (planeAlignment fp16 elements) that are valid texel
+    /// buffer offsets.
+    static func checkHalfStorage(_ context: VulkanContext) throws {
+        let needed = VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT.rawValue | VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT.rawValue
+        for (format, name) in [(VK_FORMAT_R16_SFLOAT, "R16_SFLOAT"), (VK_FORMAT_R16G16B16A16_SFLOAT, "R16G16B16A16_SFLOAT")] {
+            var properties = VkFormatProperties()
+            context.vk.getPhysicalDeviceFormatProperties(context.physicalDevice, format, &properties)
+            guard properties.bufferFeatures & needed == needed else {
+                throw VulkanError.unsupported("fp16 storage: \(context.info.name) lacks uniform/storage texel buffers of \(name); "
+                                              + "run without GPUSTYLE_VULKAN_FP16 / fp16Storage for fp32")
+            }
+        }
+        let planeBytes = 2 * ExecutionPlan.planeAlignment
+        guard planeBytes % Int(context.limits.minTexelBufferOffsetAlignment) == 0 else {
+            throw VulkanError.unsupported("fp16 storage: \(planeBytes)-byte channel planes are not multiples of "
+                                          + "minTexelBufferOffsetAlignment (\(context.limits.minTexelBufferOffsetAlignment))")
+        }
     }
 
     /// One-off upload through staging (weights at creation).
@@ -103,15 +160,23 @@ public final class VulkanBackend: NetworkBackend {
 
         // Device buffers (grow only when needed; freed blocks are returned to the system).
         var reallocated = false
-        func ensure(_ existing: VulkanBufferPool.Allocation?, floats: Int) throws -> VulkanBufferPool.Allocation {
-            reallocated = reallocated || (existing?.range.size ?? 0) < 4 * floats
-            return try self.ensure(existing, bytes: 4 * floats)
+        func ensure(_ existing: VulkanBufferPool.Allocation?, floats: Int, elementBytes: Int = 4) throws -> VulkanBufferPool.Allocation {
+            reallocated = reallocated || (existing?.range.size ?? 0) < elementBytes * floats
+            return try self.ensure(existing, bytes: elementBytes * floats)
         }
         for (buffer, floats) in plan.bufferFloats {
-            allocations[buffer] = try ensure(allocations[buffer], floats: floats)
+            allocations[buffer] = try ensure(allocations[buffer], floats: floats, elementBytes: elementBytes(buffer))
         }
         parameterAllocation = try ensure(parameterAllocation, floats: tableFloats)
         affineAllocation = try ensure(affineAllocation, floats: tableFloats)
+        redirectedOutputStep = nil
+        if isHalf(plan.output) {
+            guard let last = plan.steps.indices.last, case .normApply(let apply) = plan.steps[last], apply.destination == plan.output else {
+                throw VulkanError.unsupported("fp16 storage needs a plan ending in a norm apply into its output")
+            }
+            outputAllocation = try ensure(outputAllocation, floats: plan.bufferFloats[plan.output]!)
+            redirectedOutputStep = last
+        }
         if reallocated { pool.trim() }
 
         // Staging: the inputs and the γ/β table, then room for the output.
@@ -120,6 +185,7 @@ public final class VulkanBackend: NetworkBackend {
         for (buffer, values) in inputs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard let floats = plan.bufferFloats[buffer] else { preconditionFailure("input for \(buffer), which the plan does not use") }
             precondition(values.count <= floats, "input larger than its plan buffer")
+            precondition(!isHalf(buffer), "input for \(buffer), which is held in fp16")
             uploads.append((buffer, values, offset))
             offset = roundUp(offset + 4 * values.count, 256)
         }
@@ -146,7 +212,7 @@ public final class VulkanBackend: NetworkBackend {
             recorder.barrier()
         }
         recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
-        recorder.copy(from: range(plan.output), to: stagingRange(downloadOffset, 4 * outputFloats), bytes: 4 * outputFloats)
+        recorder.copy(from: redirectedOutputStep == nil ? range(plan.output) : outputRange, to: stagingRange(downloadOffset, 4 * outputFloats), bytes: 4 * outputFloats)
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                          destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
         try recorder.timestamps?.finish()

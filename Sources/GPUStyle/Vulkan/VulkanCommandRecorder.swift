@@ -168,7 +168,12 @@ final class VulkanCommandRecorder {
 
     /// Bytes per texel of the formats texel bindings use.
     static func texelBytes(_ format: VkFormat) -> Int {
-        format == VK_FORMAT_R32G32B32A32_SFLOAT ? 16 : 4
+        switch format {
+        case VK_FORMAT_R32G32B32A32_SFLOAT: 16
+        case VK_FORMAT_R16G16B16A16_SFLOAT: 8
+        case VK_FORMAT_R16_SFLOAT: 2
+        default: 4
+        }
     }
 
     private func makeView(_ range: VulkanBufferRange, format: VkFormat) throws -> VkBufferView {

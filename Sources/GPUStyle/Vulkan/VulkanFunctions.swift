@@ -9,6 +9,7 @@ final class VulkanFunctions: @unchecked Sendable {  // immutable after init
     let getPhysicalDeviceProperties: PFN_vkGetPhysicalDeviceProperties
     let getPhysicalDeviceQueueFamilyProperties: PFN_vkGetPhysicalDeviceQueueFamilyProperties
     let getPhysicalDeviceMemoryProperties: PFN_vkGetPhysicalDeviceMemoryProperties
+    let getPhysicalDeviceFormatProperties: PFN_vkGetPhysicalDeviceFormatProperties
     let createDevice: PFN_vkCreateDevice
     let destroyDevice: PFN_vkDestroyDevice
     let getDeviceQueue: PFN_vkGetDeviceQueue
@@ -76,6 +77,7 @@ final class VulkanFunctions: @unchecked Sendable {  // immutable after init
         getPhysicalDeviceProperties = try f("vkGetPhysicalDeviceProperties")
         getPhysicalDeviceQueueFamilyProperties = try f("vkGetPhysicalDeviceQueueFamilyProperties")
         getPhysicalDeviceMemoryProperties = try f("vkGetPhysicalDeviceMemoryProperties")
+        getPhysicalDeviceFormatProperties = try f("vkGetPhysicalDeviceFormatProperties")
         createDevice = try f("vkCreateDevice")
         destroyDevice = try f("vkDestroyDevice")
         getDeviceQueue = try f("vkGetDeviceQueue")

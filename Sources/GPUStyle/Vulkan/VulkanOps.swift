@@ -48,8 +48,13 @@ extension VulkanBackend {
         return stride(from: 0, to: channels, by: size).map { $0..<min(channels, $0 + size) }
     }
 
-    private func planes(_ range: VulkanBufferRange, _ channels: Range<Int>, planeStride: Int) -> VulkanBufferRange {
-        range.slice(offset: 4 * channels.lowerBound * planeStride, size: 4 * channels.count * planeStride)
+    /// The planes `channels` of `buffer` (fp16 buffers have 2-byte elements).
+    private func planes(_ buffer: ExecutionPlan.Buffer, _ channels: Range<Int>, planeStride: Int) -> VulkanBufferRange {
+        planes(range(buffer), channels, planeStride: planeStride, elementBytes: elementBytes(buffer))
+    }
+
+    private func planes(_ range: VulkanBufferRange, _ channels: Range<Int>, planeStride: Int, elementBytes: Int) -> VulkanBufferRange {
+        range.slice(offset: elementBytes * channels.lowerBound * planeStride, size: elementBytes * channels.count * planeStride)
     }
 
     private func groups(_ count: Int, _ size: Int) -> Int { (count + size - 1) / size }
@@ -60,14 +65,15 @@ extension VulkanBackend {
         let source = pad.sourceShape
         let slots = groups(pad.paddedWidth, 4)  // vec4s written per row
         let groupX = min(64, nextPowerOfTwo(slots)), groupY = 64 / groupX
-        let pipeline = try pipelines.pipeline(.pad, constants: [UInt32(groupX), UInt32(groupY)])
+        let shader = VulkanShader.pad.storing(half: [isHalf(pad.source), isHalf(pad.destination)])
+        let pipeline = try pipelines.pipeline(shader, constants: [UInt32(groupX), UInt32(groupY)])
         for chunk in try channelChunks(source.channels, planeStrides: [source.planeStride, pad.planeStride]) {
             let push: [Int] = [source.width, source.height, source.planeStride,
                                pad.paddedWidth, pad.paddedHeight, pad.rowStride, pad.planeStride,
                                pad.padding, pad.upsample ? 1 : 0, pad.split ? 1 : 0, pad.oddColumnsStart]
             try recorder.dispatch(pipeline,
-                                  buffers: [planes(range(pad.source), chunk, planeStride: source.planeStride),
-                                            planes(range(pad.destination), chunk, planeStride: pad.planeStride)],
+                                  buffers: [planes(pad.source, chunk, planeStride: source.planeStride),
+                                            planes(pad.destination, chunk, planeStride: pad.planeStride)],
                                   push: push.map(UInt32.init),
                                   groups: (groups(slots, groupX), groups(pad.paddedHeight, groupY), chunk.count),
                                   label: "step \(index): pad \(pad.source)->\(pad.destination) c\(chunk)")
@@ -116,7 +122,8 @@ extension VulkanBackend {
         let groupX = min(8, nextPowerOfTwo(blocksPerRow))
         let group = (x: groupX, y: max(1, Self.convInvocations / groupX))
         let oddShift = input.split ? input.oddColumnsStart % 4 : 0
-        let pipeline = try pipelines.pipeline(.conv2d, constants: [group.x, group.y, conv.kernel, conv.stride, px, channelBlock,
+        let shader = VulkanShader.conv2d.storing(half: [isHalf(input.destination), false, isHalf(conv.destination)])
+        let pipeline = try pipelines.pipeline(shader, constants: [group.x, group.y, conv.kernel, conv.stride, px, channelBlock,
                                                                    oddShift].map(UInt32.init))
         for (chunkIndex, inputs) in inputChunks.enumerated() {
             // Accumulating chunks read what the previous chunk wrote.
@@ -132,10 +139,10 @@ extension VulkanBackend {
                                    inputs.lowerBound - weightInput * layer.inputsPerChunk,
                                    (outputs.lowerBound - weightOutput * 4 * layer.groupsPerChunk) / 4,
                                    outputs.count, chunkIndex > 0 ? 1 : 0]
-                let inputRange = planes(range(input.destination), inputs, planeStride: input.planeStride)
+                let inputRange = planes(input.destination, inputs, planeStride: input.planeStride)
                 try recorder.dispatch(pipeline,
                                       buffers: [inputRange, weightChunk,
-                                                planes(range(conv.destination), outputs, planeStride: output.planeStride)],
+                                                planes(conv.destination, outputs, planeStride: output.planeStride)],
                                       push: push.map(UInt32.init),
                                       groups: (groups(blocksPerRow, group.x), groups(output.height, group.y),
                                                groups(outputs.count, channelBlock)),
@@ -148,12 +155,13 @@ extension VulkanBackend {
     func recordNormStatistics(_ stats: ExecutionPlan.NormStatistics, index: Int) throws {
         let shape = stats.shape
         let workgroup = normStatsWorkgroup(count4: (shape.height * shape.width + 3) / 4)
-        let pipeline = try pipelines.pipeline(.normStats, constants: [UInt32(workgroup)])
+        let shader = VulkanShader.normStats.storing(half: [isHalf(stats.source), false, false])
+        let pipeline = try pipelines.pipeline(shader, constants: [UInt32(workgroup)])
         for chunk in try channelChunks(shape.channels, planeStrides: [shape.planeStride]) {
             let push = [shape.height * shape.width, shape.planeStride / 4, chunk.lowerBound,
                         stats.layer * ExecutionPlan.parametersPerLayer]
             try recorder.dispatch(pipeline,
-                                  buffers: [planes(range(stats.source), chunk, planeStride: shape.planeStride),
+                                  buffers: [planes(stats.source, chunk, planeStride: shape.planeStride),
                                             parameterRange, affineRange],
                                   push: push.map(UInt32.init), groups: (chunk.count, 1, 1),
                                   label: "step \(index): norm statistics layer \(stats.layer) c\(chunk)")
@@ -162,16 +170,23 @@ extension VulkanBackend {
 
     func recordNormApply(_ apply: ExecutionPlan.NormApply, index: Int) throws {
         let shape = apply.shape
-        let pipeline = try pipelines.pipeline(.normApply)
+        // With fp16 storage the plan's last step writes the fp32 output copy instead.
+        let redirected = redirectedOutputStep == index
+        let residualBuffer = apply.residual ?? apply.source
+        let shader = VulkanShader.normApply.storing(half: [isHalf(apply.source), !redirected && isHalf(apply.destination),
+                                                           isHalf(residualBuffer), false])
+        let pipeline = try pipelines.pipeline(shader)
         let count4 = groups(shape.height * shape.width, 4)
         for chunk in try channelChunks(shape.channels, planeStrides: [shape.planeStride]) {
-            let source = planes(range(apply.source), chunk, planeStride: shape.planeStride)
+            let source = planes(apply.source, chunk, planeStride: shape.planeStride)
+            let destination = redirected ? planes(outputRange, chunk, planeStride: shape.planeStride, elementBytes: 4)
+                : planes(apply.destination, chunk, planeStride: shape.planeStride)
             // Without a residual the binding still needs a valid buffer; the shader ignores it.
-            let residual = apply.residual.map { planes(range($0), chunk, planeStride: shape.planeStride) } ?? source
+            let residual = apply.residual.map { planes($0, chunk, planeStride: shape.planeStride) } ?? source
             let push = [shape.planeStride / 4, count4, chunk.lowerBound, apply.layer * ExecutionPlan.parametersPerLayer,
                         Int(apply.activation.rawValue), apply.residual == nil ? 0 : 1]
             try recorder.dispatch(pipeline,
-                                  buffers: [source, planes(range(apply.destination), chunk, planeStride: shape.planeStride),
+                                  buffers: [source, destination,
                                             residual, affineRange],
                                   push: push.map(UInt32.init), groups: (groups(count4, 64), chunk.count, 1),
                                   label: "step \(index): norm apply layer \(apply.layer) c\(chunk)")

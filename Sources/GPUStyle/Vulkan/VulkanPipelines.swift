@@ -37,6 +37,35 @@ struct VulkanShader: Hashable {
     let pushConstantWords: Int
 
     // Every shader reads and writes tensors through texel views (see conv2d for why).
+    /// This shader with the texel bindings flagged in `half` (one flag per binding) viewed as
+    /// 16-bit floats, R16/R16G16B16A16_SFLOAT: tensors in fp16 storage. Reads need only the view
+    /// format (texel fetches convert); a half storage binding needs the "_f16" SPIR-V build, whose
+    /// image format matches. All-false returns the shader unchanged.
+    func storing(half: [Bool]) -> VulkanShader {
+        precondition(half.count == bindings.count, "one flag per binding of \(name)")
+        guard half.contains(true) else { return self }
+        let halfOutputs = zip(bindings, half).filter { if case .storageTexels = $0.0 { true } else { false } }.map(\.1)
+        precondition(Set(halfOutputs).count <= 1, "\(name): storage bindings must share one precision")
+        let mapped = zip(bindings, half).map { kind, half -> VulkanBindingKind in
+            guard half else { return kind }
+            switch kind {
+            case .texels(let f): return .texels(Self.halfFormat(f))
+            case .storageTexels(let f): return .storageTexels(Self.halfFormat(f))
+            case .storage, .uniform: preconditionFailure("\(name): only texel bindings can be fp16")
+            }
+        }
+        return VulkanShader(name: halfOutputs.first == true ? name + "_f16" : name, bindings: mapped,
+                            pushConstantWords: pushConstantWords)
+    }
+
+    static func halfFormat(_ format: VkFormat) -> VkFormat {
+        switch format {
+        case VK_FORMAT_R32_SFLOAT: VK_FORMAT_R16_SFLOAT
+        case VK_FORMAT_R32G32B32A32_SFLOAT: VK_FORMAT_R16G16B16A16_SFLOAT
+        default: preconditionFailure("no fp16 counterpart for format \(format.rawValue)")
+        }
+    }
+
     static let pad = VulkanShader(name: "pad", bindings: [.texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32G32B32A32_SFLOAT)],
                                   pushConstantWords: 11)
     /// Why not storage buffers for the inputs: lavapipe (Mesa 22) compiles every storage-buffer
