@@ -11,26 +11,12 @@ import XCTest
 /// fp32), so rounding does not compound multiplicatively, but 19 layers and residual blocks
 /// add a few dozen such roundings; the output is a sigmoid in [0, 1]. 2e-2 max abs is ~40
 /// output-level fp16 ulps and 10x the fp32 tolerance (NetworkTests.tolerance, 2e-3).
-final class VulkanFp16Tests: XCTestCase {
+final class VulkanFp16Tests: VulkanTestCase {
     private static let model = Result { try StyleModel.bundled() }
     static let tolerance: Float = 2e-2
 
-    private var context: VulkanContext!
-
-    override func setUpWithError() throws {
-        context = try VulkanTesting.context()
-    }
-
-    override func tearDown() {
-        if let context { VulkanTesting.assertNoValidationErrors(context) }
-        context = nil
-    }
-
     private func stylize(_ backend: VulkanBackend, _ input: [Float], height: Int, width: Int, mix: StyleMix) throws -> [Float] {
-        let plan = ExecutionPlan(height: height, width: width)
-        let output = try backend.run(plan, inputs: [.input: OpHarness.planar(input, plan.inputShape)],
-                                     normParameters: Self.model.get().normParameters(for: mix))
-        return OpHarness.dense(output, plan.outputShape)
+        try OpHarness.runNetwork(backend, input, height: height, width: width, mix: mix, model: Self.model.get())
     }
 
     private func maxError(_ a: [Float], _ b: [Float]) -> (max: Float, mean: Double) {

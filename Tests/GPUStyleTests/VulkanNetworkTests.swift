@@ -5,28 +5,23 @@ import XCTest
 /// The whole network on the Vulkan backend: against the numpy/onnxruntime reference outputs in
 /// Fixtures/network, against the CPU backend, and at 1920x1080 (tensors beyond
 /// maxStorageBufferRange).
-final class VulkanNetworkTests: XCTestCase {
+final class VulkanNetworkTests: VulkanTestCase {
     private static let model = Result { try StyleModel.bundled() }
 
-    private var context: VulkanContext!
     private var backend: VulkanBackend!
 
     override func setUpWithError() throws {
-        context = try VulkanTesting.context()
+        try super.setUpWithError()
         backend = try VulkanBackend(context: context, weights: Self.model.get().convolutions)
     }
 
     override func tearDown() {
-        if let context { VulkanTesting.assertNoValidationErrors(context) }
         backend = nil
-        context = nil
+        super.tearDown()
     }
 
     fileprivate func stylize(_ backend: NetworkBackend, _ input: [Float], height: Int, width: Int, mix: StyleMix) throws -> [Float] {
-        let plan = ExecutionPlan(height: height, width: width)
-        let output = try backend.run(plan, inputs: [.input: OpHarness.planar(input, plan.inputShape)],
-                                     normParameters: Self.model.get().normParameters(for: mix))
-        return OpHarness.dense(output, plan.outputShape)
+        try OpHarness.runNetwork(backend, input, height: height, width: width, mix: mix, model: Self.model.get())
     }
 
     func testNetworkMatchesReferenceOutputs() throws {
