@@ -34,6 +34,15 @@ void gs_shifted_moments(const float *x, int64_t n, float shift, double *sum, dou
 void gs_affine_activation(const float *x, int64_t n, float scale, float shift, int activation,
                           const float *residual, float *y);
 
+/// Bilinear perspective warp, clamp to border, of `planes` planar float images (src_width x
+/// src_height each, sides < 2^22, < 2^31 floats per plane) into `planes` planes of width x height, output
+/// rows [row_begin, row_end). Output pixel (i, j) samples the source at m applied to
+/// (origin_x + i, origin_y + j), m being the row-major 3x3 output-to-source homography; the
+/// definition is PerspectiveWarper's (Swift). Threads may run disjoint row ranges of one warp.
+void gs_warp_bilinear_rows(const float *src, int src_width, int src_height, int planes,
+                           const double *m, int origin_x, int origin_y,
+                           float *dst, int width, int height, int row_begin, int row_end);
+
 /// Name of the instruction set the kernels dispatch to on this CPU ("avx2+fma" or "portable").
 const char *gs_cpu_kernel_isa(void);
 #endif
