@@ -28,8 +28,12 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Skip the rectangle stages (detection, perspective warp).")
     var noRectangles = false
 
+    @Flag(help: "Skip the network: time only the rectangle stages (for peer scripts that compare those alone).")
+    var noNetwork = false
+
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
+        guard !(noNetwork && noRectangles) else { throw ValidationError("--no-network and --no-rectangles leave nothing to time") }
         _ = try parsedSizes()
     }
 
@@ -45,13 +49,17 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let model = try StyleModel.bundled()
         let mix = try StyleMix(style: style)
         var paths: [BenchPath] = []
-        if device != .gpu { paths.append(BenchPath.cpu(model)) }
-        if device != .cpu { paths += BenchPath.vulkan(model, required: device == .gpu) }
+        // Without the network, no backend is built: its setup (weights, pipelines) would only
+        // add start-up time to a rectangles-only run.
+        if !noNetwork {
+            let model = try StyleModel.bundled()
+            if device != .gpu { paths.append(BenchPath.cpu(model)) }
+            if device != .cpu { paths += BenchPath.vulkan(model, required: device == .gpu) }
+        }
         var results: [BenchResult] = []
-        for (width, height) in try parsedSizes() {
+        for (width, height) in noNetwork ? [] : try parsedSizes() {
             let image = BenchInput.image(width: width, height: height)
             var reference: Image?
             for path in paths {

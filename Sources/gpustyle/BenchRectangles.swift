@@ -10,7 +10,7 @@ struct RectangleBench {
         let path: String
         let seconds: [Double]
         var parity: String = "-"
-        var median: Double { seconds[seconds.count / 2] }
+        var median: Double { medianOfSorted(seconds) }
     }
 
     let runs: Int

@@ -8,6 +8,16 @@ struct BenchReport {
 
     func table() -> String {
         var lines: [String] = []
+        if !results.isEmpty || paths.contains(where: { $0.error != nil }) { lines += networkTable() }
+        if !rectangles.isEmpty {
+            if !lines.isEmpty { lines.append("") }
+            lines += rectangleTable()
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func networkTable() -> [String] {
+        var lines: [String] = []
         for path in paths {
             if let error = path.error {
                 lines.append("\(path.label): unavailable (\(error))")
@@ -26,19 +36,18 @@ struct BenchReport {
                          String(format: "%.1f", result.median * 1000), String(format: "%.1f", result.p95 * 1000),
                          String(format: "%.2f", 1 / result.median), String(format: "%.1f", result.gflops), ratio, parity])
         }
-        lines += TextTable.format(rows)
-        if !rectangles.isEmpty {
-            lines.append("")
-            var table = [["work", "size", "path", "min ms", "median ms", "p95 ms", "vs cpu", "parity vs cpu"]]
-            for row in rectangles {
-                let cpu = rectangles.first { $0.work == row.work && $0.size == row.size && $0.path == "cpu" }
-                table.append([row.work, row.size, row.path, String(format: "%.2f", row.seconds.first! * 1000),
-                              String(format: "%.2f", row.median * 1000), String(format: "%.2f", percentile95(row.seconds) * 1000),
-                              cpu.map { String(format: "%.2fx", row.median / $0.median) } ?? "-", row.parity])
-            }
-            lines += TextTable.format(table)
+        return lines + TextTable.format(rows)
+    }
+
+    private func rectangleTable() -> [String] {
+        var table = [["work", "size", "path", "min ms", "median ms", "p95 ms", "vs cpu", "parity vs cpu"]]
+        for row in rectangles {
+            let cpu = rectangles.first { $0.work == row.work && $0.size == row.size && $0.path == "cpu" }
+            table.append([row.work, row.size, row.path, String(format: "%.2f", row.seconds.first! * 1000),
+                          String(format: "%.2f", row.median * 1000), String(format: "%.2f", percentile95(row.seconds) * 1000),
+                          cpu.map { String(format: "%.2fx", row.median / $0.median) } ?? "-", row.parity])
         }
-        return lines.joined(separator: "\n")
+        return TextTable.format(table)
     }
 
     func json() -> String {
@@ -83,6 +92,13 @@ enum TextTable {
             }.joined(separator: "  ")
         }
     }
+}
+
+/// The median of sorted times (the mean of the middle two for an even count, as Python's
+/// statistics.median, so peer scripts and the bench agree on what "median" means).
+func medianOfSorted(_ sorted: [Double]) -> Double {
+    let n = sorted.count
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
 }
 
 /// The 95th percentile of sorted times (the largest of fewer than 20 runs).

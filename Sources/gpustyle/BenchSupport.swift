@@ -84,7 +84,7 @@ struct BenchResult {
     }
 
     var minimum: Double { seconds.first! }
-    var median: Double { seconds.count % 2 == 1 ? seconds[seconds.count / 2] : (seconds[seconds.count / 2 - 1] + seconds[seconds.count / 2]) / 2 }
+    var median: Double { medianOfSorted(seconds) }
     var p95: Double { percentile95(seconds) }
     var gflops: Double {
         let macs = StyleNetwork.macs(height: (height + 3) / 4 * 4, width: (width + 3) / 4 * 4)

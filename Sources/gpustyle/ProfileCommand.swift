@@ -34,6 +34,9 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "Write a Chrome/Perfetto trace (JSON) of the last run of each path to this file.")
     var trace: String?
 
+    @Option(help: "Write a PNG chart: per-step bars (ms, share) and roofline gauges, one panel per path.")
+    var plot: String?
+
     @Flag(name: .customLong("skip-limits"), help: "Do not run the micro-benchmarks (no roofline columns).")
     var skipLimits = false
 
@@ -44,6 +47,17 @@ struct ProfileCommand: ParsableCommand {
             throw ValidationError("--style must be between 0 and \(StyleNetwork.styleCount - 1)")
         }
         if let trace, trace.isEmpty { throw ValidationError("--trace needs a file name") }
+        // The tables and JSON go to stdout, so the chart cannot.
+        if let plot, plot.isEmpty || plot == "-" { throw ValidationError("--plot needs a file name") }
+    }
+
+    /// Refuses unusable output paths before the minutes of profiling, not after.
+    static func checkOutput(_ path: String) throws {
+        try OutputPath.checkWritable(path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CommandFailure(message: "\(path): is a folder, not a file name")
+        }
     }
 
     func parsedSize() throws -> (width: Int, height: Int) {
@@ -56,6 +70,7 @@ struct ProfileCommand: ParsableCommand {
     }
 
     func run() throws {
+        for path in [trace, plot].compactMap({ $0 }) { try Self.checkOutput(path) }
         let model = try StyleModel.bundled()
         let mix = try StyleMix(style: style)
         let (w, h) = try parsedSize()
@@ -89,6 +104,7 @@ struct ProfileCommand: ParsableCommand {
             }
         }
         if let trace { try chrome.write(to: trace) }
+        if let plot { try ProfilePlot(reports: reports).write(to: plot) }
 
         if json {
             var object: [String: Any] = ["reports": reports.map { $0.jsonObject() },
