@@ -11,10 +11,11 @@ enum DetectFrames {
     static let reach = 0.25
     static let minimumCoverage = 0.6
 
-    static func grow(_ candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions) -> QuadCandidate {
-        var current = candidate
+    /// The enclosing frame's quad, or nil when there is none.
+    static func grow(_ candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions) -> QuadCandidate? {
+        var current: QuadCandidate?
         for _ in 0..<3 {
-            guard let outer = ring(around: current, map: map, options: options) else { break }
+            guard let outer = ring(around: current ?? candidate, map: map, options: options) else { break }
             current = outer
         }
         return current
@@ -75,26 +76,26 @@ enum DetectFrames {
     }
 
     /// Share of 1-px steps along p0→p1 (trimmed 8% at each end) with an edge pixel within one
-    /// pixel across whose gradient is within 22.5° of the segment's normal.
+    /// pixel across whose gradient is within 22.5° of the segment's normal; 0 as soon as it
+    /// cannot reach `minimumCoverage` (most probes cross bare wall).
     static func coverage(from p0: Point, to p1: Point, map: EdgeMap) -> Double {
         let length = p0.distance(to: p1)
         guard length > 4 else { return 0 }
         let d = (p1 - p0) * (1 / length)
         let n = Point(x: -d.y, y: d.x)
         let cosLimit = cos(22.5 * .pi / 180)
-        var hits = 0, steps = 0
-        var t = 0.08 * length
-        while t <= 0.92 * length {
-            let p = p0 + d * t
-            steps += 1
-            for s in [-1.0, -0.5, 0, 0.5, 1.0] {
-                let x = Int((p.x + n.x * s).rounded()), y = Int((p.y + n.y * s).rounded())
-                guard x >= 0, y >= 0, x < map.width, y < map.height else { continue }
-                let i = y * map.width + x
-                if map.edges[i] > 0 && DetectEdges.alignment(map, i, n) >= cosLimit { hits += 1; break }
+        let first = 0.08 * length, steps = Int((0.84 * length).rounded(.down)) + 1
+        let allowedMisses = Int((1 - minimumCoverage) * Double(steps))
+        var hits = 0, misses = 0
+        for k in 0..<steps {
+            let p = p0 + d * (first + Double(k))
+            var hit = false
+            for s in [0, -0.5, 0.5, -1.0, 1.0] {
+                if let i = map.index(p + n * s), map.edges[i] > 0, DetectEdges.alignment(map, i, n) >= cosLimit { hit = true; break }
             }
-            t += 1
+            if hit { hits += 1 } else { misses += 1 }
+            if misses > allowedMisses { return 0 }
         }
-        return Double(hits) / Double(max(steps, 1))
+        return Double(hits) / Double(steps)
     }
 }

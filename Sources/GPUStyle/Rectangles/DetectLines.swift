@@ -44,70 +44,177 @@ struct DetectedLine {
 }
 
 /// Orientation-constrained Hough transform: each strong edge pixel votes only for line angles
-/// within a few degrees of its own gradient direction, which keeps voting cheap and peaks sharp.
+/// near its own gradient direction, which keeps voting cheap and peaks sharp.
+///
+/// Lines come in groups: the strongest lines of the whole image, and the strongest lines of each
+/// of 3 x 3 overlapping half-size windows. A small picture on a busy wall (bricks, a crowd) has
+/// short sides that lose a global vote to the wall's long lines, but win in the windows that
+/// contain it; quads are formed within each group (`DetectQuads`), so the windows add few
+/// hypotheses. Lines shared by several groups are fitted and measured once.
 enum DetectLines {
-    static let thetaBins = 180
-    static let voteSpread = 2
+    /// 2° bins: the refit (`refine`) makes lines exact, the bins only need to separate them.
+    static let thetaBins = 90
+    /// Gradient directions of weak or slightly blurred edges scatter by several degrees, so a
+    /// pixel votes for ±3 bins (±6°); with ±2° a 100-px side collected about a fifth of its pixels.
+    static let voteSpread = 3
+    static let globalLines = 40
+    static let windowLines = 20
 
-    static func run(_ map: EdgeMap, minimumVotes: Int, maximumLines: Int = 40) -> [DetectedLine] {
+    /// The pixels that vote: a window of the edge map.
+    struct Region {
+        var x: Range<Int>
+        var y: Range<Int>
+    }
+
+    struct Peak {
+        var votes: Int32
+        var theta: Int
+        /// ρ in pixels, relative to the image origin.
+        var rho: Int
+        var key: Int { theta << 32 | (rho & 0xFFFF_FFFF) }
+    }
+
+    /// Lines taken from group k (0: the whole image, then the windows).
+    static func quota(_ k: Int) -> Int { k == 0 ? globalLines : windowLines }
+
+    struct Groups {
+        var lines: [DetectedLine] = []
+        /// Indices into `lines`: the global group first, then one per window.
+        var members: [[Int]] = []
+    }
+
+    static func groups(_ map: EdgeMap, minimumVotes: Int) -> Groups {
         let w = map.width, h = map.height
-        let diagonal = Int((Double(w * w + h * h)).squareRoot()) + 1
+        var regions = [Region(x: 0..<w, y: 0..<h)]
+        for j in 0..<3 {
+            for i in 0..<3 {
+                regions.append(Region(x: (i * w / 4)..<((i + 2) * w / 4), y: (j * h / 4)..<((j + 2) * h / 4)))
+            }
+        }
+        var peakLists = [[Peak]](repeating: [], count: regions.count)
+        peakLists.withUnsafeMutableBufferPointer { lists in
+            ParallelFor.ranges(regions.count) { range in
+                for k in range { lists[k] = peaks(map, minimumVotes: minimumVotes, region: regions[k]) }
+            }
+        }
+        // The peaks each group will most likely use are refitted up front, in parallel; any
+        // further ones (when several peaks converge on one line) when a group first needs them.
+        var refitted: [Int: DetectedLine] = [:]
+        var likely: [Peak] = []
+        for (k, list) in peakLists.enumerated() {
+            for peak in list.prefix(quota(k)) where refitted[peak.key] == nil {
+                refitted[peak.key] = DetectedLine(theta: 0, rho: 0, votes: 0)
+                likely.append(peak)
+            }
+        }
+        var early = [DetectedLine](repeating: DetectedLine(theta: 0, rho: 0, votes: 0), count: likely.count)
+        early.withUnsafeMutableBufferPointer { early in
+            ParallelFor.ranges(likely.count, grain: 4) { range in
+                for i in range { early[i] = refine(line(of: likely[i]), map) }
+            }
+        }
+        for (peak, line) in zip(likely, early) { refitted[peak.key] = line }
+        var groups = Groups()
+        var lineOfPeak: [Int: Int] = [:]
+        for (k, list) in peakLists.enumerated() {
+            var members: [Int] = []
+            for peak in list where members.count < quota(k) {
+                let index: Int
+                if let known = lineOfPeak[peak.key] {
+                    index = known
+                } else {
+                    let line = refitted[peak.key] ?? refine(DetectLines.line(of: peak), map)
+                    // Neighbouring peaks often converge on the same edge once refitted, and
+                    // duplicates would only multiply the quad hypotheses.
+                    if let same = groups.lines.firstIndex(where: { isSame($0, line) }) {
+                        index = same
+                    } else {
+                        groups.lines.append(line)
+                        index = groups.lines.count - 1
+                    }
+                    lineOfPeak[peak.key] = index
+                }
+                if !members.contains(index) { members.append(index) }
+            }
+            groups.members.append(members)
+        }
+        groups.lines.withUnsafeMutableBufferPointer { lines in
+            ParallelFor.ranges(lines.count, grain: 4) { range in
+                for i in range { measureSupport(&lines[i], map) }
+            }
+        }
+        return groups
+    }
+
+    static func line(of peak: Peak) -> DetectedLine {
+        DetectedLine(theta: Double(peak.theta) * .pi / Double(thetaBins), rho: Double(peak.rho), votes: Int(peak.votes))
+    }
+
+    static func isSame(_ a: DetectedLine, _ b: DetectedLine) -> Bool {
+        abs(sin(a.theta - b.theta)) < sin(1.0 * .pi / 180) && abs(a.rho - b.rho * cos(a.theta - b.theta)) < 1.0
+    }
+
+    /// Hough peaks of the edge pixels in `region`, strongest first. Votes are counted over three
+    /// ρ bins (a line between bin centres splits its pixels), and a peak is a maximum over a
+    /// 3 x 5 (θ x ρ) window: a frame's border and a nearby line of text can be a few pixels apart.
+    static func peaks(_ map: EdgeMap, minimumVotes: Int, region: Region) -> [Peak] {
+        let w = map.width
+        let x0 = region.x.lowerBound, y0 = region.y.lowerBound
+        let rw = region.x.count, rh = region.y.count
+        // ρ relative to the region's corner keeps the accumulator as small as the region.
+        let diagonal = Int((Double(rw * rw + rh * rh)).squareRoot()) + 2
         let rhoBins = 2 * diagonal + 1
-        var accumulator = [Int32](repeating: 0, count: thetaBins * rhoBins)
-        let cosines = (0..<thetaBins).map { cos(Double($0) * .pi / Double(thetaBins)) }
-        let sines = (0..<thetaBins).map { sin(Double($0) * .pi / Double(thetaBins)) }
-        accumulator.withUnsafeMutableBufferPointer { acc in
-            for y in 0..<h {
-                for x in 0..<w {
+        let cosines = (0..<thetaBins).map { Float(cos(Double($0) * .pi / Double(thetaBins))) }
+        let sines = (0..<thetaBins).map { Float(sin(Double($0) * .pi / Double(thetaBins))) }
+        var counts = [Int32](repeating: 0, count: thetaBins * rhoBins)
+        counts.withUnsafeMutableBufferPointer { acc in
+            for y in region.y {
+                for x in region.x {
                     let i = y * w + x
-                    guard map.edges[i] >= map.strongThreshold else { continue }
-                    var angle = Double(atan2f(map.gy[i], map.gx[i]))
+                    guard map.edges[i] >= map.strongThreshold, map.edges[i] > 0 else { continue }
+                    var angle = atan2f(map.gy[i], map.gx[i])
                     if angle < 0 { angle += .pi }
-                    let center = Int((angle * Double(thetaBins) / .pi).rounded())
+                    let center = Int((angle * Float(thetaBins) / .pi).rounded())
+                    let fx = Float(x - x0), fy = Float(y - y0)
                     for d in -voteSpread...voteSpread {
-                        let t = (center + d + thetaBins) % thetaBins
-                        let rho = Int((Double(x) * cosines[t] + Double(y) * sines[t]).rounded()) + diagonal
+                        var t = center + d
+                        if t < 0 { t += thetaBins } else if t >= thetaBins { t -= thetaBins }
+                        let rho = Int((fx * cosines[t] + fy * sines[t]).rounded()) + diagonal
                         acc[t * rhoBins + rho] += 1
                     }
                 }
             }
         }
-        // Peaks: local maxima over a 3x5 (θ x ρ) window, strongest first (a frame's border and
-        // a nearby line of text can be just a few pixels apart).
-        var peaks: [(votes: Int32, t: Int, r: Int)] = []
+        var smoothed = [Int32](repeating: 0, count: thetaBins * rhoBins)
+        for t in 0..<thetaBins {
+            let row = t * rhoBins
+            for r in 1..<(rhoBins - 1) { smoothed[row + r] = counts[row + r - 1] + counts[row + r] + counts[row + r + 1] }
+        }
+        var found: [Peak] = []
+        let threshold = Int32(minimumVotes)
         for t in 0..<thetaBins {
             for r in 0..<rhoBins {
-                let v = accumulator[t * rhoBins + r]
-                guard v >= minimumVotes else { continue }
+                let v = smoothed[t * rhoBins + r]
+                guard v >= threshold else { continue }
                 var isPeak = true
                 search: for dt in -1...1 {
                     let tt = (t + dt + thetaBins) % thetaBins
+                    // Across θ = 0/180° the same line has the opposite ρ.
+                    let wraps = t + dt < 0 || t + dt >= thetaBins
                     for dr in -2...2 where dt != 0 || dr != 0 {
-                        let rr = r + dr
+                        let rr = wraps ? 2 * diagonal - (r + dr) : r + dr
                         guard rr >= 0 && rr < rhoBins else { continue }
-                        let u = accumulator[tt * rhoBins + rr]
+                        let u = smoothed[tt * rhoBins + rr]
                         if u > v || (u == v && (dt, dr) < (0, 0)) { isPeak = false; break search }
                     }
                 }
-                if isPeak { peaks.append((v, t, r)) }
+                guard isPeak else { continue }
+                let theta = Double(t) * .pi / Double(thetaBins)
+                let rho = Double(r - diagonal) + Double(x0) * cos(theta) + Double(y0) * sin(theta)
+                found.append(Peak(votes: v, theta: t, rho: Int(rho.rounded())))
             }
         }
-        peaks.sort { $0.votes > $1.votes }
-        // Refit each peak to its pixels; neighbouring peaks often converge on the same edge,
-        // and duplicates would only multiply the quad hypotheses.
-        var lines: [DetectedLine] = []
-        for peak in peaks {
-            if lines.count >= maximumLines { break }
-            var line = refine(DetectedLine(theta: Double(peak.t) * .pi / Double(thetaBins), rho: Double(peak.r - diagonal),
-                                           votes: Int(peak.votes)), map)
-            let duplicate = lines.contains { other in
-                abs(sin(other.theta - line.theta)) < sin(1.0 * .pi / 180) && abs(other.rho - line.rho * cos(other.theta - line.theta)) < 1.0
-            }
-            if duplicate { continue }
-            measureSupport(&line, map)
-            lines.append(line)
-        }
-        return lines
+        return found.sorted { $0.votes > $1.votes }
     }
 
     /// Least-squares fit (total least squares) to the edge pixels near the Hough line whose

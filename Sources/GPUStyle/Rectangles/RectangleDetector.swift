@@ -3,13 +3,15 @@ import Foundation
 /// Finds rectangular objects (posters, picture frames, notes) in a photo, like Apple Vision's
 /// VNDetectRectanglesRequest.
 ///
-/// Stages: box-downscale to at most 640 px and luma; 5-tap Gaussian; Sobel; non-maximum
-/// suppression (`DetectEdges`) → an orientation-constrained Hough transform with each peak
-/// refitted to its edge pixels (`DetectLines`) → quads from pairs of line pairs, gated by the
-/// options (size, aspect, corner angles) and scored by the share of each side backed by edges
-/// that run along it (`DetectQuads`) → sub-pixel corners from gradient-peak profiles across each
-/// side at full resolution and a robust line fit (`DetectRefine`). A found quad grows to the
-/// frame around it when all four sides have a parallel edge just outside (`DetectFrames`).
+/// Stages: box-downscale to at most `DetectEdges.workingSide` px and luma; 5-tap Gaussian;
+/// Sobel; non-maximum suppression (`DetectEdges`) → orientation-constrained Hough transforms over
+/// the whole image and 3 x 3 overlapping windows, each peak refitted to its edge pixels
+/// (`DetectLines`) → quads from pairs of line pairs within each group, gated by the options
+/// (size, aspect, corner angles) and scored by the share of each side backed by edges that run
+/// along it (`DetectQuads`) → the chosen quad's sides step out across the bands of its frame
+/// (`DetectBands`) and the quad grows to a frame around it (`DetectFrames`) → sub-pixel corners
+/// from gradient-peak profiles across each side at full resolution and a robust line fit
+/// (`DetectRefine`).
 public final class RectangleDetector {
     public init() {}
     /// CPU or GLSL kernels for the edge stages (EdgeStage.swift).
@@ -38,11 +40,17 @@ public final class RectangleDetector {
         let map = try edgeStage.run(image)
         let shortSide = Double(min(map.width, map.height))
         let minimumVotes = max(10, Int(0.3 * max(8, options.minimumSize * shortSide)))
-        let lines = DetectLines.run(map, minimumVotes: minimumVotes)
-        let candidates = DetectQuads.run(lines, map: map, options: options)
+        let groups = DetectLines.groups(map, minimumVotes: minimumVotes)
+        let candidates = groups.members.flatMap { members in
+            DetectQuads.run(members.map { groups.lines[$0] }, map: map, options: options)
+        }
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide)
         let radius = max(2.5, 1.5 * Double(map.scale))
-        return chosen.map { DetectFrames.grow($0, map: map, options: options) }.compactMap { candidate in
+        return chosen.map { candidate in
+            let outlined = DetectBands.pushOut(candidate, map: map, options: options)
+            guard let grown = DetectFrames.grow(outlined, map: map, options: options) else { return outlined }
+            return DetectBands.pushOut(grown, map: map, options: options)
+        }.compactMap { candidate in
             let coarse = Quad(topLeft: map.toImage(candidate.quad.topLeft), topRight: map.toImage(candidate.quad.topRight),
                               bottomRight: map.toImage(candidate.quad.bottomRight), bottomLeft: map.toImage(candidate.quad.bottomLeft))
             let quad = DetectRefine.run(coarse, image: image, searchRadius: radius).canonicalized()

@@ -1,0 +1,197 @@
+import Foundation
+
+/// Moves each side of a found quad out across the frame it belongs to.
+///
+/// A dark frame gives two parallel edges per side: the inner one (picture or matte against the
+/// frame) is usually the stronger, the outer one (frame against the wall, often with a shadow)
+/// the weaker, and quads that mix inner and outer sides score as well as the true outline. The
+/// outline is the outermost boundary of the bands, and crossing a band flips the edge's polarity
+/// (light→dark then dark→light, seen from inside), while a shadow or a texture line beyond the
+/// outline keeps the outline's polarity. So each side steps out to the nearest parallel edge of
+/// opposite polarity within a frame's width, when the strip between is plain like a frame's
+/// moulding. One step: a second one, measured on the committed scenes, gained nothing and let
+/// a printed page's text columns pass for bands. Wider nested frames are `DetectFrames`' job.
+enum DetectBands {
+    /// Widest band crossed in one step, as a share of the quad's shorter side.
+    static let maximumBand = 0.12
+    static let minimumCoverage = 0.6
+
+    static func pushOut(_ candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions) -> QuadCandidate {
+        let corners = candidate.quad.corners
+        let sides = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }
+        let reach = max(3, maximumBand * sides.min()!)
+        var lines: [DetectedLine] = []
+        var coverage = candidate.coverage
+        var moved = false
+        for i in 0..<4 {
+            let a = corners[i], b = corners[(i + 1) % 4]
+            let polarity = DetectBands.polarity(from: a, to: b, map: map)
+            if polarity != 0, let (outer, cov) = nextBand(from: a, to: b, polarity: -polarity, reach: reach, map: map) {
+                lines.append(outer)
+                coverage[i] = cov
+                moved = true
+            } else {
+                lines.append(lineThrough(a, b))
+            }
+        }
+        guard moved else { return candidate }
+        var grown: [Point] = []
+        for i in 0..<4 {
+            guard let p = lines[(i + 3) % 4].intersection(lines[i]) else { return candidate }
+            guard p.x >= -2, p.y >= -2, p.x <= Double(map.width + 1), p.y <= Double(map.height + 1) else { return candidate }
+            grown.append(p)
+        }
+        guard DetectQuads.isConvex(grown), DetectQuads.passesGeometry(grown, options: options) else { return candidate }
+        let quad = Quad(topLeft: grown[0], topRight: grown[1], bottomRight: grown[2], bottomLeft: grown[3])
+        guard quad.area >= candidate.quad.area else { return candidate }
+        return QuadCandidate(quad: quad, lines: candidate.lines, coverage: coverage)
+    }
+
+    /// Outward normal of side a→b of a clockwise (on screen) quad.
+    static func outward(_ a: Point, _ b: Point) -> Point {
+        let d = (b - a) * (1 / max(a.distance(to: b), 1e-9))
+        return Point(x: d.y, y: -d.x)
+    }
+
+    static func lineThrough(_ a: Point, _ b: Point) -> DetectedLine {
+        let n = outward(a, b)
+        return DetectedLine(theta: atan2(n.y, n.x), rho: a.x * n.x + a.y * n.y, votes: 0)
+    }
+
+    /// +1 when the edge along a→b gets brighter going outward, −1 when darker, 0 when unclear.
+    static func polarity(from a: Point, to b: Point, map: EdgeMap) -> Double {
+        let n = outward(a, b)
+        var sum = 0.0
+        forEachStep(from: a, to: b, map: map) { p in
+            var best = 0.0
+            for s in [-1.0, -0.5, 0, 0.5, 1.0] {
+                guard let i = map.index(p + n * s), map.edges[i] > 0 else { continue }
+                let g = Double(map.gx[i]) * n.x + Double(map.gy[i]) * n.y
+                if abs(g) > abs(best) { best = g }
+            }
+            sum += best
+        }
+        return sum > 0 ? 1 : (sum < 0 ? -1 : 0)
+    }
+
+    /// The nearest edge outside a→b, nearly parallel to it and of the given polarity, covering at
+    /// least `minimumCoverage` of the side; refitted to its own pixels.
+    static func nextBand(from a: Point, to b: Point, polarity: Double, reach: Double, map: EdgeMap) -> (DetectedLine, Double)? {
+        let n = outward(a, b)
+        var offset = 1.0
+        while offset <= reach {
+            for tilt in [0.0, -0.03, 0.03] {
+                // Tilting pivots the probe about the side's midpoint: perspective narrows a band
+                // along the side.
+                let half = (b - a) * 0.5
+                let mid = a + half + n * offset
+                let p0 = mid - half + n * (tilt * a.distance(to: b) * 0.5)
+                let p1 = mid + half - n * (tilt * a.distance(to: b) * 0.5)
+                let cov = coverage(from: p0, to: p1, normal: n, polarity: polarity, map: map)
+                if cov >= minimumCoverage {
+                    // Text or picture detail between the two edges: not a frame, and no edge
+                    // farther out is one either.
+                    guard isPlain(from: a, to: b, normal: n, depth: offset, map: map) else { return nil }
+                    return (fit(lineThrough(p0, p1), polarity: polarity, map: map), cov)
+                }
+            }
+            offset += 1
+        }
+        return nil
+    }
+
+    /// Whether the strip between side a→b and the edge `depth` px outside it is plain, like a
+    /// frame's moulding: its mean gradient is under half the gradient at its two borders. Wood
+    /// grain passes; printed text and picture content mostly do not.
+    static func isPlain(from a: Point, to b: Point, normal n: Point, depth: Double, map: EdgeMap) -> Bool {
+        guard depth >= 4 else { return true }
+        var inside = 0.0, insideCount = 0.0, border = 0.0, borderCount = 0.0
+        forEachStep(from: a, to: b, map: map) { p in
+            var s = 2.0
+            while s <= depth - 2 {
+                if let i = map.index(p + n * s) { inside += Double(map.magnitude[i]); insideCount += 1 }
+                s += 1
+            }
+            for s in [0.0, depth] {
+                var strongest: Float = 0
+                for ds in [-1.0, 0, 1.0] {
+                    if let i = map.index(p + n * (s + ds)) { strongest = max(strongest, map.magnitude[i]) }
+                }
+                border += Double(strongest)
+                borderCount += 1
+            }
+        }
+        guard insideCount > 0, borderCount > 0 else { return true }
+        return inside / insideCount < (border / borderCount) / 2
+    }
+
+    /// Share of 1-px steps along p0→p1 with an edge pixel of the given polarity within a pixel,
+    /// or 0 as soon as it cannot reach `minimumCoverage` (most probes cross bare wall).
+    static func coverage(from p0: Point, to p1: Point, normal n: Point, polarity: Double, map: EdgeMap) -> Double {
+        let length = p0.distance(to: p1)
+        guard length > 4 else { return 0 }
+        let d = (p1 - p0) * (1 / length)
+        let first = 0.08 * length, steps = Int((0.84 * length).rounded(.down)) + 1
+        let allowedMisses = Int((1 - minimumCoverage) * Double(steps))
+        var hits = 0, misses = 0
+        for k in 0..<steps {
+            let p = p0 + d * (first + Double(k))
+            var hit = false
+            for s in [0, -0.5, 0.5, -1.0, 1.0] {
+                if let i = map.index(p + n * s), agrees(map, i, n, polarity) { hit = true; break }
+            }
+            if hit { hits += 1 } else { misses += 1 }
+            if misses > allowedMisses { return 0 }
+        }
+        return Double(hits) / Double(steps)
+    }
+
+    /// Total-least-squares line through the agreeing edge pixels within 1.5 px of `line`.
+    static func fit(_ line: DetectedLine, polarity: Double, map: EdgeMap) -> DetectedLine {
+        let n = line.normal
+        var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, count = 0.0
+        DetectLines.forEachSupportingPixel(line, map, radius: 1.5) { x, y in
+            let i = Int(y) * map.width + Int(x)
+            guard agrees(map, i, n, polarity) else { return }
+            sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y; count += 1
+        }
+        guard count >= 8 else { return line }
+        let mx = sx / count, my = sy / count
+        let cxx = sxx / count - mx * mx, cyy = syy / count - my * my, cxy = sxy / count - mx * my
+        var theta = 0.5 * atan2(2 * cxy, cxx - cyy) + .pi / 2
+        var rho = mx * cos(theta) + my * sin(theta)
+        if cos(theta - line.theta) < 0 { theta += .pi; rho = -rho }
+        return DetectedLine(theta: theta, rho: rho, votes: 0)
+    }
+
+    /// An edge pixel whose gradient is within 22.5° of ±n and points along n·polarity.
+    @inline(__always)
+    static func agrees(_ map: EdgeMap, _ i: Int, _ n: Point, _ polarity: Double) -> Bool {
+        guard map.edges[i] > 0 else { return false }
+        let g = Double(map.gx[i]) * n.x + Double(map.gy[i]) * n.y
+        return g * polarity > 0 && DetectEdges.alignment(map, i, n) >= cos(22.5 * .pi / 180)
+    }
+
+    /// Calls `body` at 1-px steps along a→b, skipping 8% at each end (rounded frame corners,
+    /// neighbouring sides' edges).
+    static func forEachStep(from a: Point, to b: Point, map: EdgeMap, _ body: (Point) -> Void) {
+        let length = a.distance(to: b)
+        guard length > 4 else { return }
+        let d = (b - a) * (1 / length)
+        var t = 0.08 * length
+        while t <= 0.92 * length {
+            body(a + d * t)
+            t += 1
+        }
+    }
+}
+
+extension EdgeMap {
+    /// Index of the pixel nearest to p, nil outside the map.
+    @inline(__always)
+    func index(_ p: Point) -> Int? {
+        let x = Int(p.x.rounded()), y = Int(p.y.rounded())
+        guard x >= 0, y >= 0, x < width, y < height else { return nil }
+        return y * width + x
+    }
+}
