@@ -1,9 +1,11 @@
 #version 450
-// Rectangle detector, stage 3 (CPU kernel: DetectEdges.sobel): Sobel of the blurred luma.
-// Writes three planes `planeStride` floats apart: magnitude sqrt(dx^2 + dy^2) / 8, gx = dx / 8,
-// gy = dy / 8; border pixels are 0 (as the CPU kernel leaves them). Same sums in the same order,
-// `precise`; sqrt is IEEE-exact on lavapipe (LLVM sqrt), so the planes are bit-identical there
-// (a GPU whose sqrt is not correctly rounded differs in the last bit or two of the magnitude).
+// Rectangle detector, stage 3 (CPU kernel: DetectEdges.sobel): Sobel of each of the three blurred
+// channels (planes `planeStride` floats apart); each pixel keeps the channel with the largest
+// magnitude, the first one on ties. Writes three planes `planeStride` floats apart: magnitude
+// sqrt(dx^2 + dy^2) / 8, gx = dx / 8, gy = dy / 8; border pixels are 0 (as the CPU kernel leaves
+// them). Same sums in the same order, `precise`; sqrt is IEEE-exact on lavapipe (LLVM sqrt), so
+// the planes are bit-identical there (a GPU whose sqrt is not correctly rounded differs in the
+// last bit or two of the magnitude, and may then pick another channel on near-ties).
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer blurred;
@@ -24,15 +26,24 @@ void main() {
         imageStore(gradient, 2 * p.planeStride + i, vec4(0.0));
         return;
     }
-    float nw = texelFetch(blurred, i - w - 1).x, n = texelFetch(blurred, i - w).x, ne = texelFetch(blurred, i - w + 1).x;
-    float west = texelFetch(blurred, i - 1).x, east = texelFetch(blurred, i + 1).x;
-    float sw = texelFetch(blurred, i + w - 1).x, s = texelFetch(blurred, i + w).x, se = texelFetch(blurred, i + w + 1).x;
-    precise float dx = ((ne + 2.0 * east) + se) - ((nw + 2.0 * west) + sw);
-    precise float dy = ((sw + 2.0 * s) + se) - ((nw + 2.0 * n) + ne);
-    precise float magnitude = sqrt(dx * dx + dy * dy) * 0.125;
-    precise float gx = dx * 0.125;
-    precise float gy = dy * 0.125;
-    imageStore(gradient, i, vec4(magnitude));
-    imageStore(gradient, p.planeStride + i, vec4(gx));
-    imageStore(gradient, 2 * p.planeStride + i, vec4(gy));
+    float bestMagnitude = 0.0, bestX = 0.0, bestY = 0.0;
+    for (int k = 0; k < 3; k++) {
+        int c = k * p.planeStride + i;
+        float nw = texelFetch(blurred, c - w - 1).x, n = texelFetch(blurred, c - w).x, ne = texelFetch(blurred, c - w + 1).x;
+        float west = texelFetch(blurred, c - 1).x, east = texelFetch(blurred, c + 1).x;
+        float sw = texelFetch(blurred, c + w - 1).x, s = texelFetch(blurred, c + w).x, se = texelFetch(blurred, c + w + 1).x;
+        precise float dx = ((ne + 2.0 * east) + se) - ((nw + 2.0 * west) + sw);
+        precise float dy = ((sw + 2.0 * s) + se) - ((nw + 2.0 * n) + ne);
+        precise float magnitude = sqrt(dx * dx + dy * dy) * 0.125;
+        if (k == 0 || magnitude > bestMagnitude) {
+            precise float gx = dx * 0.125;
+            precise float gy = dy * 0.125;
+            bestMagnitude = magnitude;
+            bestX = gx;
+            bestY = gy;
+        }
+    }
+    imageStore(gradient, i, vec4(bestMagnitude));
+    imageStore(gradient, p.planeStride + i, vec4(bestX));
+    imageStore(gradient, 2 * p.planeStride + i, vec4(bestY));
 }

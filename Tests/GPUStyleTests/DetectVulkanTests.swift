@@ -29,7 +29,7 @@ final class DetectVulkanTests: VulkanTestCase {
         return zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
     }
 
-    /// Every stage against the CPU stage fed the CPU's previous output: luma, blur, Sobel
+    /// Every stage against the CPU stage fed the CPU's previous output: channels, blur, Sobel
     /// within 1e-5 (lavapipe: bit-identical), thresholds equal, NMS mismatches ≤ 0.1%.
     func testStagesMatchCPUKernels() throws {
         let gpu = try VulkanEdgeDetector(context: context)
@@ -40,29 +40,31 @@ final class DetectVulkanTests: VulkanTestCase {
         images.append(("000 at 640x480", Self.resampled(scene, width: 640, height: 480)))
         images.append(("000 at 1920x1080", Self.resampled(scene, width: 1920, height: 1080)))
         images.append(("000 at 479x481 (odd sizes)", Self.resampled(scene, width: 479, height: 481)))
-        // Scale 9: detect_luma's generic (not unrolled) path.
-        images.append(("000 at 4000x300 (generic luma path)", Self.resampled(scene, width: 4000, height: 300)))
+        // Scale 9: detect_channels's generic (not unrolled) path.
+        images.append(("000 at 4000x300 (generic channels path)", Self.resampled(scene, width: 4000, height: 300)))
         for (name, image) in images {
-            let (map, luma, blurred) = try gpu.stages(image, intermediates: true)
+            let (map, channels, blurred) = try gpu.stages(image, intermediates: true)
             let scale = max(1, (max(image.width, image.height) + DetectEdges.workingSide - 1) / DetectEdges.workingSide)
             let w = image.width / scale, h = image.height / scale
             XCTAssertEqual(map.width, w); XCTAssertEqual(map.height, h); XCTAssertEqual(map.scale, scale)
 
-            let cpuLuma = DetectEdges.downscaledLuma(image, scale: scale, width: w, height: h)
-            let cpuBlurred = DetectEdges.gaussian5(cpuLuma, width: w, height: h)
+            let cpuChannels = DetectEdges.downscaledChannels(image, scale: scale, width: w, height: h)
+            let cpuBlurred = cpuChannels.map { DetectEdges.gaussian5($0, width: w, height: h) }
             var magnitude = [Float](repeating: 0, count: w * h), gx = magnitude, gy = magnitude
             DetectEdges.sobel(cpuBlurred, width: w, height: h, magnitude: &magnitude, gx: &gx, gy: &gy)
             let (low, high) = DetectEdges.thresholds(magnitude)
             let edges = DetectEdges.suppressNonMaxima(magnitude, gx, gy, width: w, height: h, low: low)
 
-            let diffs = [("luma", Self.maxAbsDiff(luma, cpuLuma)), ("blur", Self.maxAbsDiff(blurred, cpuBlurred)),
+            XCTAssertEqual(channels.count, 3); XCTAssertEqual(blurred.count, 3)
+            let diffs = [("channels", Self.maxAbsDiff(channels.flatMap { $0 }, cpuChannels.flatMap { $0 })),
+                         ("blur", Self.maxAbsDiff(blurred.flatMap { $0 }, cpuBlurred.flatMap { $0 })),
                          ("magnitude", Self.maxAbsDiff(map.magnitude, magnitude)), ("gx", Self.maxAbsDiff(map.gx, gx)),
                          ("gy", Self.maxAbsDiff(map.gy, gy))]
             for (stage, diff) in diffs { XCTAssertLessThanOrEqual(diff, 1e-5, "\(name): \(stage) max abs diff") }
             XCTAssertEqual(map.strongThreshold, high, "\(name): threshold")
             let mismatches = zip(map.edges, edges).filter { $0 != $1 }.count
             XCTAssertLessThanOrEqual(Double(mismatches), 0.001 * Double(w * h), "\(name): NMS mismatches")
-            let identical = luma == cpuLuma && blurred == cpuBlurred && map.magnitude == magnitude && map.gx == gx && map.gy == gy
+            let identical = channels == cpuChannels && blurred == cpuBlurred && map.magnitude == magnitude && map.gx == gx && map.gy == gy
             print("detect vulkan \(name) \(w)x\(h): max diffs " + diffs.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
                   + ", NMS mismatches \(mismatches), bit-identical front: \(identical), edges \(map.edges.filter { $0 > 0 }.count)")
         }

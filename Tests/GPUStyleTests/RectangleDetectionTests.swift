@@ -61,7 +61,7 @@ final class RectangleDetectionTests: XCTestCase {
         XCTAssertLessThanOrEqual(score.meanError, 1.5)
     }
 
-    static let detectionFloor = 0.85
+    static let detectionFloor = 0.90
 
     /// A rectangle drawn here with exact area coverage (16x16 supersampling) on a textured
     /// background: corners must come back within half a pixel.

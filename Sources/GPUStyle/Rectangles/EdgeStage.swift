@@ -1,4 +1,4 @@
-/// Which kernels compute the rectangle detector's pixel-parallel front (luma, blur, Sobel,
+/// Which kernels compute the rectangle detector's pixel-parallel front (channels, blur, Sobel,
 /// non-maximum suppression): the CPU kernels of `DetectEdges`, or their GLSL twins on Vulkan
 /// (`VulkanEdgeDetector`, same numerics). The later stages (lines, quads, refinement) run on
 /// the CPU either way.

@@ -3,8 +3,9 @@ import Foundation
 /// Finds rectangular objects (posters, picture frames, notes) in a photo, like Apple Vision's
 /// VNDetectRectanglesRequest.
 ///
-/// Stages: box-downscale to at most `DetectEdges.workingSide` px and luma; 5-tap Gaussian;
-/// Sobel; non-maximum suppression (`DetectEdges`) → orientation-constrained Hough transforms over
+/// Stages: box-downscale to at most `DetectEdges.workingSide` px into luma and two
+/// colour-difference channels; 5-tap Gaussian; Sobel, keeping the strongest channel per pixel;
+/// non-maximum suppression (`DetectEdges`) → orientation-constrained Hough transforms over
 /// the whole image and 3 x 3 overlapping windows, each peak refitted to its edge pixels
 /// (`DetectLines`) → quads from pairs of line pairs within each group, gated by the options
 /// (size, aspect, corner angles) and scored by the share of each side backed by edges that run

@@ -2,16 +2,17 @@ import CVulkan
 import Foundation
 
 extension VulkanShader {
-    /// Shaders/detect_luma.comp (specialization constant 0: the box size, or 0 for the generic
-    /// path): binding 0 the image's r, g, b planes as vec4 texels, binding 1 the luma.
-    static let detectLuma = VulkanShader(name: "detect_luma",
-                                         bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
-                                         pushConstantWords: 9)
+    /// Shaders/detect_channels.comp (specialization constant 0: the box size, or 0 for the
+    /// generic path): binding 0 the image's r, g, b planes as vec4 texels, binding 1 the three
+    /// channel planes.
+    static let detectChannels = VulkanShader(name: "detect_channels",
+                                             bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                             pushConstantWords: 16)
     /// Shaders/detect_blur.comp (specialization constant 0: 0 rows, 1 columns).
     static let detectBlur = VulkanShader(name: "detect_blur",
                                          bindings: [.texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
                                          pushConstantWords: 2)
-    /// Shaders/detect_gradient.comp: blurred luma → magnitude, gx, gy planes.
+    /// Shaders/detect_gradient.comp: three blurred channel planes → magnitude, gx, gy planes.
     static let detectGradient = VulkanShader(name: "detect_gradient",
                                              bindings: [.texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
                                              pushConstantWords: 3)
@@ -21,11 +22,12 @@ extension VulkanShader {
                                         pushConstantWords: 6)
 }
 
-/// The GLSL kernels of the rectangle detector's pixel-parallel front (`DetectEdges`): luma,
+/// The GLSL kernels of the rectangle detector's pixel-parallel front (`DetectEdges`): channels,
 /// blur, Sobel and non-maximum suppression on a shared `VulkanContext`, giving the same
 /// `EdgeMap` as `DetectEdges.run` (bit-identical on lavapipe; see the shaders).
 ///
-/// Two submissions per image: (1) upload, luma → row blur → column blur → Sobel, download of
+/// Two submissions per image: (1) upload, channels → row blur → column blur (per channel) →
+/// Sobel, download of
 /// magnitude/gx/gy (the `EdgeMap` needs them on the host anyway); the host then computes the
 /// thresholds from the magnitude histogram with the CPU's own `DetectEdges.thresholds`;
 /// (2) non-maximum suppression with the low threshold as a push constant, download of the edges
@@ -59,8 +61,9 @@ public final class VulkanEdgeDetector {
         try stages(image, intermediates: false).map
     }
 
-    /// The edge map, and with `intermediates` also the luma and blurred luma (for tests).
-    func stages(_ image: Image, intermediates: Bool) throws -> (map: EdgeMap, luma: [Float], blurred: [Float]) {
+    /// The edge map, and with `intermediates` also the channels and the blurred channels (for
+    /// tests; one plane per channel).
+    func stages(_ image: Image, intermediates: Bool) throws -> (map: EdgeMap, channels: [[Float]], blurred: [[Float]]) {
         precondition(image.width > 0 && image.height > 0, "empty image")
         let scale = max(1, (max(image.width, image.height) + DetectEdges.workingSide - 1) / DetectEdges.workingSide)
         let w = image.width / scale, h = image.height / scale
@@ -69,9 +72,9 @@ public final class VulkanEdgeDetector {
         var t = MonotonicClock.seconds()
         func lap(_ what: String) { if debug { let n = MonotonicClock.seconds(); printToStandardError("vulkan edges: \(what) \(String(format: "%.2f", (n - t) * 1000)) ms"); t = n } }
 
-        // Layout (floats, 64-float = 256-byte aligned planes): source r, g, b | luma | temp |
-        // blurred | magnitude, gx, gy | edges. Source rows are padded to a multiple of 4 floats
-        // and planes have 4 * scale floats of slack (detect_luma reads 4-aligned vec4 runs).
+        // Layout (floats, 64-float = 256-byte aligned planes): source r, g, b | 3 channels |
+        // 3 temp | 3 blurred | magnitude, gx, gy | edges. Source rows are padded to a multiple of 4 floats
+        // and planes have 4 * scale floats of slack (detect_channels reads 4-aligned vec4 runs).
         let srcCount = image.width * image.height, count = w * h
         let srcRowStride = roundUp(image.width, 4)
         let srcStride = roundUp(srcRowStride * image.height + 4 * scale, 64), stride = roundUp(count, 64)
@@ -82,8 +85,8 @@ public final class VulkanEdgeDetector {
         guard (w + 63) / 64 <= Int(context.limits.maxComputeWorkGroupCount.0), h <= Int(context.limits.maxComputeWorkGroupCount.1) else {
             throw VulkanError.unsupported("a \(w)x\(h) edge map needs more workgroups than the device allows")
         }
-        let lumaAt = 3 * srcStride, tempAt = lumaAt + stride, blurredAt = tempAt + stride
-        let gradientAt = blurredAt + stride, edgesAt = gradientAt + 3 * stride, total = edgesAt + stride
+        let channelsAt = 3 * srcStride, tempAt = channelsAt + 3 * stride, blurredAt = tempAt + 3 * stride
+        let gradientAt = blurredAt + 3 * stride, edgesAt = gradientAt + 3 * stride, total = edgesAt + stride
         if let existing = allocation, existing.range.size < 4 * total {
             pool.free(existing)
             allocation = nil
@@ -95,10 +98,10 @@ public final class VulkanEdgeDetector {
         let device = allocation!.range
         func range(_ at: Int, _ floats: Int) -> VulkanBufferRange { device.slice(offset: 4 * at, size: 4 * floats) }
 
-        // Staging: upload | magnitude, gx, gy | edges | luma | blurred.
+        // Staging: upload | magnitude, gx, gy | edges | 3 channels | 3 blurred.
         let upload = 3 * srcStride, downGradient = upload, downEdges = downGradient + 3 * stride
-        let downLuma = downEdges + stride, downBlurred = downLuma + stride
-        try staging.reserve(bytes: 4 * (downBlurred + stride))
+        let downChannels = downEdges + stride, downBlurred = downChannels + 3 * stride
+        try staging.reserve(bytes: 4 * (downBlurred + 3 * stride))
         let mapped = staging.mapped!
         image.rgb.withUnsafeBytes { rgb in
             for c in 0..<3 {
@@ -124,31 +127,38 @@ public final class VulkanEdgeDetector {
         }
         let groups = ((w + 63) / 64, h, 1)
 
-        // Submission 1: luma → blur rows → blur columns → Sobel, then download.
-        let weights = Self.lumaWeights
+        // Submission 1: channels → blur rows → blur columns → Sobel, then download.
+        let weights = DetectEdges.channelWeights.flatMap { [$0.r, $0.g, $0.b] }
         try recorder.begin()
         recorder.copy(from: stage(0, upload), to: range(0, upload), bytes: 4 * upload)
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)
         // Unrolled 4-pixel kernel up to 8x8 boxes (inputs up to 3840 px); the generic one beyond.
         let unrolled = scale <= 8
-        try recorder.dispatch(try pipelines.pipeline(.detectLuma, constants: [UInt32(unrolled ? scale : 0)]),
-                              buffers: [range(0, 3 * srcStride), range(lumaAt, stride)],
-                              push: words([srcRowStride, srcStride, w, h, scale], [weights.r, weights.g, weights.b, 1 / Float(scale * scale)]),
-                              groups: (unrolled ? (w + 255) / 256 : (w + 63) / 64, h, 1), label: "detect_luma \(image.width)x\(image.height) → \(w)x\(h)")
+        try recorder.dispatch(try pipelines.pipeline(.detectChannels, constants: [UInt32(unrolled ? scale : 0)]),
+                              buffers: [range(0, 3 * srcStride), range(channelsAt, 3 * stride)],
+                              push: words([srcRowStride, srcStride, w, h, scale, stride], weights + [1 / Float(scale * scale)]),
+                              groups: (unrolled ? (w + 255) / 256 : (w + 63) / 64, h, 1),
+                              label: "detect_channels \(image.width)x\(image.height) → \(w)x\(h)")
         recorder.barrier()
-        try recorder.dispatch(try pipelines.pipeline(.detectBlur, constants: [0]), buffers: [range(lumaAt, stride), range(tempAt, stride)],
-                              push: words([w, h]), groups: groups, label: "detect_blur rows \(w)x\(h)")
+        for c in 0..<3 {
+            try recorder.dispatch(try pipelines.pipeline(.detectBlur, constants: [0]),
+                                  buffers: [range(channelsAt + c * stride, stride), range(tempAt + c * stride, stride)],
+                                  push: words([w, h]), groups: groups, label: "detect_blur rows \(w)x\(h) channel \(c)")
+        }
         recorder.barrier()
-        try recorder.dispatch(try pipelines.pipeline(.detectBlur, constants: [1]), buffers: [range(tempAt, stride), range(blurredAt, stride)],
-                              push: words([w, h]), groups: groups, label: "detect_blur columns \(w)x\(h)")
+        for c in 0..<3 {
+            try recorder.dispatch(try pipelines.pipeline(.detectBlur, constants: [1]),
+                                  buffers: [range(tempAt + c * stride, stride), range(blurredAt + c * stride, stride)],
+                                  push: words([w, h]), groups: groups, label: "detect_blur columns \(w)x\(h) channel \(c)")
+        }
         recorder.barrier()
-        try recorder.dispatch(try pipelines.pipeline(.detectGradient), buffers: [range(blurredAt, stride), range(gradientAt, 3 * stride)],
+        try recorder.dispatch(try pipelines.pipeline(.detectGradient), buffers: [range(blurredAt, 3 * stride), range(gradientAt, 3 * stride)],
                               push: words([w, h, stride]), groups: groups, label: "detect_gradient \(w)x\(h)")
         recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
         recorder.copy(from: range(gradientAt, 3 * stride), to: stage(downGradient, 3 * stride), bytes: 4 * 3 * stride)
         if intermediates {
-            recorder.copy(from: range(lumaAt, stride), to: stage(downLuma, stride), bytes: 4 * stride)
-            recorder.copy(from: range(blurredAt, stride), to: stage(downBlurred, stride), bytes: 4 * stride)
+            recorder.copy(from: range(channelsAt, 3 * stride), to: stage(downChannels, 3 * stride), bytes: 4 * 3 * stride)
+            recorder.copy(from: range(blurredAt, 3 * stride), to: stage(downBlurred, 3 * stride), bytes: 4 * 3 * stride)
         }
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                          destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
@@ -163,7 +173,7 @@ public final class VulkanEdgeDetector {
             }
         }
         let magnitude = plane(downGradient), gx = plane(downGradient + stride), gy = plane(downGradient + 2 * stride)
-        lap("submit 1 (luma, blur, Sobel) + readback")
+        lap("submit 1 (channels, blur, Sobel) + readback")
         let (low, high) = DetectEdges.thresholds(magnitude)
         lap("host thresholds")
 
@@ -182,11 +192,11 @@ public final class VulkanEdgeDetector {
         lap("submit 2 (NMS)")
         let map = EdgeMap(width: w, height: h, scale: scale, magnitude: magnitude, gx: gx, gy: gy, edges: plane(downEdges),
                           strongThreshold: high)
-        return (map, intermediates ? plane(downLuma) : [], intermediates ? plane(downBlurred) : [])
+        func planes(_ at: Int) -> [[Float]] { intermediates ? (0..<3).map { plane(at + $0 * stride) } : [] }
+        return (map, planes(downChannels), planes(downBlurred))
     }
 
     /// The CPU kernels' constants as Float values, pushed as bit patterns so the shaders use
     /// exactly the same numbers (GLSL literals go through double; Swift's through Float80).
-    static let lumaWeights: (r: Float, g: Float, b: Float) = (0.299, 0.587, 0.114)
     static let tan22 = Float(0.41421356), tan67 = Float(2.41421356)
 }

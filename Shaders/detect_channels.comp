@@ -1,8 +1,10 @@
 #version 450
-// Rectangle detector, stage 1 (CPU kernel: DetectEdges.downscaledLuma): Rec. 601 luma averaged
-// over scale x scale blocks. Same operation order as the CPU loop (rows dy outer, columns dx
-// inner, one running sum), every product and sum `precise` (no fused multiply-add), and the
-// weights and 1/scale^2 passed as the host's Float bit patterns: bit-identical to the CPU kernel.
+// Rectangle detector, stage 1 (CPU kernel: DetectEdges.downscaledChannels): the three channels
+// (luma, red-green, green-blue; weights of r, g, b from DetectEdges.channelWeights) averaged over
+// scale x scale blocks, written as three planes `planeStride` floats apart. Same operation order
+// as the CPU loop (rows dy outer, columns dx inner, one running sum per channel), every product
+// and sum `precise` (no fused multiply-add), and the weights and 1/scale^2 passed as the host's
+// Float bit patterns: bit-identical to the CPU kernel.
 //
 // Input: the image's r, g, b planes with rows `srcRowStride` floats apart (a multiple of 4; the
 // host pads rows) and planes `srcPlaneStride` floats apart (a multiple of 64, with at least
@@ -18,14 +20,29 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const int SCALE = 0;
 
 layout(binding = 0) uniform samplerBuffer source4;
-layout(binding = 1, r32f) uniform writeonly imageBuffer luma;
+layout(binding = 1, r32f) uniform writeonly imageBuffer channels;
 
 layout(push_constant) uniform Push {
     int srcRowStride, srcPlaneStride;
-    int width, height, scale;
-    float wr, wg, wb;   // 0.299, 0.587, 0.114 as the CPU kernel's Float literals
-    float norm;         // 1 / Float(scale * scale)
+    int width, height, scale, planeStride;
+    float w0r, w0g, w0b;   // r, g, b weights of channel 0 (luma), as the host's Float values
+    float w1r, w1g, w1b;
+    float w2r, w2g, w2b;
+    float norm;            // 1 / Float(scale * scale)
 } p;
+
+// (wr r + wg g) + wb b, in the CPU kernel's order.
+float mixed(vec3 w, float r, float g, float b) {
+    precise float v = (w.x * r + w.y * g) + w.z * b;
+    return v;
+}
+
+void store(int i, vec3 sums) {
+    precise vec3 value = sums * p.norm;
+    imageStore(channels, i, vec4(value.x));
+    imageStore(channels, p.planeStride + i, vec4(value.y));
+    imageStore(channels, 2 * p.planeStride + i, vec4(value.z));
+}
 
 float component(vec4 v, int k) { return k == 0 ? v.x : (k == 1 ? v.y : (k == 2 ? v.z : v.w)); }
 
@@ -35,7 +52,7 @@ void main() {
     if (SCALE > 0) {
         int x0 = 4 * int(gl_GlobalInvocationID.x);
         if (x0 >= p.width || y >= p.height) return;
-        precise float sum[4] = float[4](0.0, 0.0, 0.0, 0.0);
+        precise vec3 sum[4] = vec3[4](vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0));
         [[unroll]] for (int dy = 0; dy < SCALE; dy++) {
             int row4 = ((y * SCALE + dy) * p.srcRowStride + x0 * SCALE) / 4;
             [[unroll]] for (int j = 0; j < SCALE; j++) {
@@ -43,29 +60,29 @@ void main() {
                 vec4 b = texelFetch(source4, 2 * g4 + row4 + j);
                 [[unroll]] for (int k = 0; k < 4; k++) {
                     // Float 4j + k of this row belongs to output (4j + k) / SCALE, column (4j + k) % SCALE.
-                    precise float v = (p.wr * r[k] + p.wg * g[k]) + p.wb * b[k];
+                    precise vec3 v = vec3(mixed(vec3(p.w0r, p.w0g, p.w0b), r[k], g[k], b[k]), mixed(vec3(p.w1r, p.w1g, p.w1b), r[k], g[k], b[k]),
+                                          mixed(vec3(p.w2r, p.w2g, p.w2b), r[k], g[k], b[k]));
                     sum[(4 * j + k) / SCALE] = sum[(4 * j + k) / SCALE] + v;
                 }
             }
         }
         [[unroll]] for (int o = 0; o < 4; o++) {
-            precise float value = sum[o] * p.norm;
-            if (x0 + o < p.width) imageStore(luma, y * p.width + x0 + o, vec4(value));
+            if (x0 + o < p.width) store(y * p.width + x0 + o, sum[o]);
         }
     } else {
         int x = int(gl_GlobalInvocationID.x);
         if (x >= p.width || y >= p.height) return;
-        precise float sum = 0.0;
+        precise vec3 sum = vec3(0.0);
         for (int dy = 0; dy < p.scale; dy++) {
             int row = (y * p.scale + dy) * p.srcRowStride + x * p.scale;
             for (int dx = 0; dx < p.scale; dx++) {
                 int i = row + dx;
                 vec4 r = texelFetch(source4, i / 4), g = texelFetch(source4, g4 + i / 4), b = texelFetch(source4, 2 * g4 + i / 4);
-                precise float v = (p.wr * component(r, i % 4) + p.wg * component(g, i % 4)) + p.wb * component(b, i % 4);
+                float rv = component(r, i % 4), gv = component(g, i % 4), bv = component(b, i % 4);
+                precise vec3 v = vec3(mixed(vec3(p.w0r, p.w0g, p.w0b), rv, gv, bv), mixed(vec3(p.w1r, p.w1g, p.w1b), rv, gv, bv), mixed(vec3(p.w2r, p.w2g, p.w2b), rv, gv, bv));
                 sum = sum + v;
             }
         }
-        precise float value = sum * p.norm;
-        imageStore(luma, y * p.width + x, vec4(value));
+        store(y * p.width + x, sum);
     }
 }
