@@ -31,6 +31,15 @@ struct RectangleOptions: ParsableArguments {
     func validate() throws {
         do { try RectangleDetector.validate(options) } catch { throw ValidationError("\(error)") }
     }
+
+    /// Whether any option differs from Vision's default (commands where detection may not run
+    /// reject them then, rather than ignore them).
+    var isCustomized: Bool {
+        let d = RectangleDetectionOptions(), o = options
+        return o.minimumAspectRatio != d.minimumAspectRatio || o.maximumAspectRatio != d.maximumAspectRatio
+            || o.quadratureTolerance != d.quadratureTolerance || o.minimumSize != d.minimumSize
+            || o.minimumConfidence != d.minimumConfidence || o.maximumObservations != d.maximumObservations
+    }
 }
 
 struct DetectCommand: ParsableCommand {

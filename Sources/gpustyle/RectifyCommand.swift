@@ -8,7 +8,7 @@ struct RectifyCommand: ParsableCommand {
         abstract: "Crop a quad out of a photo with perspective correction, like Core Image's CIPerspectiveCorrection.",
         discussion: """
         Without --quad, the best rectangle `gpustyle detect` finds is used (exit status 1 when
-        there is none). Corners are in pixels, origin at the image's top-left corner, pixel
+        there is none), with the same detection options. Corners are in pixels, origin at the image's top-left corner, pixel
         centres at integers, given as top-left, top-right, bottom-right, bottom-left. The output's
         corner pixel centres sample exactly those corners. Default output size:
         max(|br-bl|, |tr-tl|) x max(|tr-br|, |tl-bl|), rounded.
@@ -32,6 +32,8 @@ struct RectifyCommand: ParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceOptions
 
+    @OptionGroup var rectangle: RectangleOptions
+
     @Argument(help: "Photo (PNG or JPEG), or - for stdin.")
     var input: String
 
@@ -39,7 +41,10 @@ struct RectifyCommand: ParsableCommand {
     var output: String
 
     func validate() throws {
-        if let quad { _ = try Self.parseQuad(quad) }
+        if let quad {
+            _ = try Self.parseQuad(quad)
+            if rectangle.isCustomized { throw ValidationError("detection options apply only without --quad") }
+        }
         if let size { _ = try Self.parseSize(size) }
     }
 
@@ -51,7 +56,7 @@ struct RectifyCommand: ParsableCommand {
             corners = try Self.parseQuad(quad)
             try Self.check(corners, in: image)
         } else {
-            guard let best = try RectangleDetector().detect(image).first else {
+            guard let best = try RectangleDetector().detect(image, options: rectangle.options).first else {
                 throw CommandFailure(message: "no rectangle found in \(input == "-" ? "stdin" : input); give one with --quad", status: 1)
             }
             corners = best.quad
@@ -148,9 +153,13 @@ extension StylizeCommand {
         guard inPlaceRectangle else {
             if fallback != nil { throw ValidationError("--fallback only applies with --in-place-rectangle") }
             if quad != nil { throw ValidationError("--quad only applies with --in-place-rectangle") }
+            if rectangle.isCustomized { throw ValidationError("detection options only apply with --in-place-rectangle") }
             return
         }
-        if let quad { _ = try RectifyCommand.parseQuad(quad) }
+        if let quad {
+            _ = try RectifyCommand.parseQuad(quad)
+            if rectangle.isCustomized { throw ValidationError("detection options apply only without --quad") }
+        }
     }
 
     func runInPlace(mix: StyleMix, destination: String) throws {
@@ -168,6 +177,7 @@ extension StylizeCommand {
         let warper: PerspectiveWarper = try (stylizer.backend as? VulkanBackend).map { try VulkanPerspectiveWarper(context: $0.context) }
             ?? CPUPerspectiveWarper()
         let inPlace = InPlaceStylizer(stylizer: stylizer, warper: warper)
+        inPlace.detectionOptions = rectangle.options
         let start = MonotonicClock.seconds()
         let result: InPlaceStylizer.Result
         do {

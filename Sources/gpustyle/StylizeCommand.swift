@@ -41,6 +41,9 @@ struct StylizeCommand: ParsableCommand {
             help: "With --in-place-rectangle: alter this quad x1,y1,...,x4,y4 (top-left, top-right, bottom-right, bottom-left) instead of detecting one.")
     var quad: String?
 
+    /// Vision's detection parameters, for --in-place-rectangle without --quad.
+    @OptionGroup var rectangle: RectangleOptions
+
     @Argument(help: "Input image, folder, or -.")
     var input: String
 

@@ -107,5 +107,28 @@ final class RectifyCLITests: XCTestCase {
         try assertUserError(["--style", "2", "--in-place-rectangle", "--quad", "1,2,3,4"], mentions: "8 comma-separated")
         try assertUserError(["--style", "2", "--in-place-rectangle", "--fallback", "sometimes"], mentions: "fallback")
         try assertUserError(["--style", "2", "--in-place-rectangle", "--quad", "0,0,1000,0,1000,1000,0,1000"], mentions: "far outside")
+        try assertUserError(["--style", "2", "--minimum-size", "0.5"], mentions: "only apply with --in-place-rectangle")
+        try assertUserError(["--style", "2", "--in-place-rectangle", "--quad", quadText, "--minimum-size", "0.5"],
+                            mentions: "only without --quad")
+        try assertUserError(["--style", "2", "--in-place-rectangle", "--quadrature-tolerance", "60"], mentions: "quadrature-tolerance")
+        try assertUserError(["rectify", "--quad", quadText, "--maximum-aspect-ratio", "0.9"], mentions: "only without --quad")
+        try assertUserError(["rectify", "--minimum-size", "2"], mentions: "minimum-size")
+    }
+
+    /// Without --quad, rectify and the in-place edit detect with Vision's options: the picture in
+    /// scene 000 (about 0.56 of the shorter side) is found by default and not with
+    /// --minimum-size 0.9, which must then end in "no rectangle" (exit 1), not in a crop.
+    func testDetectionOptionsReachRectifyAndInPlace() throws {
+        let scene = Fixtures.root.appendingPathComponent("rectangles/000.png").path
+        let out = path("r.png")
+        let found = try TestProcess.gpustyle(["rectify", "--device", "cpu", scene, out])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        try FileManager.default.removeItem(atPath: out)
+        for command in [["rectify", "--device", "cpu"], ["--style", "2", "--device", "cpu", "--in-place-rectangle"]] {
+            let result = try TestProcess.gpustyle(command + ["--minimum-size", "0.9", scene, out])
+            XCTAssertEqual(result.status, 1, "\(command): \(result.stderr)")
+            XCTAssert(result.stderr.contains("no rectangle found"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        }
     }
 }
