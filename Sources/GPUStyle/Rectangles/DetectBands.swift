@@ -87,7 +87,7 @@ enum DetectBands {
                 let mid = a + half + n * offset
                 let p0 = mid - half + n * (tilt * a.distance(to: b) * 0.5)
                 let p1 = mid + half - n * (tilt * a.distance(to: b) * 0.5)
-                let cov = coverage(from: p0, to: p1, normal: n, polarity: polarity, map: map)
+                let cov = map.coverage(from: p0, to: p1, across: n, minimum: minimumCoverage) { agrees(map, $0, n, polarity) }
                 if cov >= minimumCoverage {
                     // Text or picture detail between the two edges: not a frame, and no edge
                     // farther out is one either.
@@ -123,27 +123,6 @@ enum DetectBands {
         }
         guard insideCount > 0, borderCount > 0 else { return true }
         return inside / insideCount < (border / borderCount) / 2
-    }
-
-    /// Share of 1-px steps along p0→p1 with an edge pixel of the given polarity within a pixel,
-    /// or 0 as soon as it cannot reach `minimumCoverage` (most probes cross bare wall).
-    static func coverage(from p0: Point, to p1: Point, normal n: Point, polarity: Double, map: EdgeMap) -> Double {
-        let length = p0.distance(to: p1)
-        guard length > 4 else { return 0 }
-        let d = (p1 - p0) * (1 / length)
-        let first = 0.08 * length, steps = Int((0.84 * length).rounded(.down)) + 1
-        let allowedMisses = Int((1 - minimumCoverage) * Double(steps))
-        var hits = 0, misses = 0
-        for k in 0..<steps {
-            let p = p0 + d * (first + Double(k))
-            var hit = false
-            for s in [0, -0.5, 0.5, -1.0, 1.0] {
-                if let i = map.index(p + n * s), agrees(map, i, n, polarity) { hit = true; break }
-            }
-            if hit { hits += 1 } else { misses += 1 }
-            if misses > allowedMisses { return 0 }
-        }
-        return Double(hits) / Double(steps)
     }
 
     /// Total-least-squares line through the agreeing edge pixels within 1.5 px of `line`.
@@ -187,6 +166,29 @@ enum DetectBands {
 }
 
 extension EdgeMap {
+    /// Share of 1-px steps along p0→p1, trimmed 8% at each end (rounded frame corners,
+    /// neighbouring sides' edges), with a pixel that `accepts` within a pixel across (along n);
+    /// 0 as soon as the share cannot reach `minimum` (most probes cross bare wall).
+    @inline(__always)
+    func coverage(from p0: Point, to p1: Point, across n: Point, minimum: Double, accepts: (Int) -> Bool) -> Double {
+        let length = p0.distance(to: p1)
+        guard length > 4 else { return 0 }
+        let d = (p1 - p0) * (1 / length)
+        let first = 0.08 * length, steps = Int((0.84 * length).rounded(.down)) + 1
+        let allowedMisses = Int((1 - minimum) * Double(steps))
+        var hits = 0, misses = 0
+        for k in 0..<steps {
+            let p = p0 + d * (first + Double(k))
+            var hit = false
+            for s in [0, -0.5, 0.5, -1.0, 1.0] {
+                if let i = index(p + n * s), accepts(i) { hit = true; break }
+            }
+            if hit { hits += 1 } else { misses += 1 }
+            if misses > allowedMisses { return 0 }
+        }
+        return Double(hits) / Double(steps)
+    }
+
     /// Index of the pixel nearest to p, nil outside the map.
     @inline(__always)
     func index(_ p: Point) -> Int? {

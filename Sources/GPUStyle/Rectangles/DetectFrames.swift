@@ -75,27 +75,14 @@ enum DetectFrames {
         return nil
     }
 
-    /// Share of 1-px steps along p0→p1 (trimmed 8% at each end) with an edge pixel within one
-    /// pixel across whose gradient is within 22.5° of the segment's normal; 0 as soon as it
-    /// cannot reach `minimumCoverage` (most probes cross bare wall).
+    /// Share of side p0→p1 with an edge pixel running along it (gradient within 22.5° of the
+    /// side's normal), as `EdgeMap.coverage` measures it.
     static func coverage(from p0: Point, to p1: Point, map: EdgeMap) -> Double {
-        let length = p0.distance(to: p1)
-        guard length > 4 else { return 0 }
-        let d = (p1 - p0) * (1 / length)
+        let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9))
         let n = Point(x: -d.y, y: d.x)
         let cosLimit = cos(22.5 * .pi / 180)
-        let first = 0.08 * length, steps = Int((0.84 * length).rounded(.down)) + 1
-        let allowedMisses = Int((1 - minimumCoverage) * Double(steps))
-        var hits = 0, misses = 0
-        for k in 0..<steps {
-            let p = p0 + d * (first + Double(k))
-            var hit = false
-            for s in [0, -0.5, 0.5, -1.0, 1.0] {
-                if let i = map.index(p + n * s), map.edges[i] > 0, DetectEdges.alignment(map, i, n) >= cosLimit { hit = true; break }
-            }
-            if hit { hits += 1 } else { misses += 1 }
-            if misses > allowedMisses { return 0 }
+        return map.coverage(from: p0, to: p1, across: n, minimum: minimumCoverage) {
+            map.edges[$0] > 0 && DetectEdges.alignment(map, $0, n) >= cosLimit
         }
-        return Double(hits) / Double(steps)
     }
 }
