@@ -13,6 +13,10 @@
 // Precision: the host folds the origin into the matrix and makes it relative to `base`, an
 // integer source point near the middle of the output's footprint, so the float arithmetic works
 // on offsets of at most about the output's size (positions in a 1080p image good to ~1e-4 px).
+// The bilinear path lives in warp_bilinear.glsl, shared with composite_quad.comp.
+#extension GL_GOOGLE_include_directive : require
+#include "warp_bilinear.glsl"
+
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 // 0 = bilinear, 1 = bicubic (a specialization constant: lavapipe would otherwise run both).
 layout(constant_id = 0) const int BICUBIC = 0;
@@ -47,34 +51,16 @@ void main() {
     if (i >= p.dstWidth || j >= p.dstHeight) return;
     // Output coordinates relative to the dispatch origin; the host folded origin into the matrix.
     float x = float(i), y = float(j);
-    float w = p.m20 * x + p.m21 * y + p.m22;
-    float sx = (p.m00 * x + p.m01 * y + p.m02) / w;
-    float sy = (p.m10 * x + p.m11 * y + p.m12) / w;
+    vec2 s = warpPosition(x, y, vec3(p.m00, p.m01, p.m02), vec3(p.m10, p.m11, p.m12), vec3(p.m20, p.m21, p.m22));
     int out0 = j * p.dstWidth + i;
     if (BICUBIC == 0) {
-        // Clamp into the image relative to base (NaN and +-inf too: comparisons with NaN fail).
-        float loX = float(-p.baseX), hiX = float(p.srcWidth - 1 - p.baseX);
-        float loY = float(-p.baseY), hiY = float(p.srcHeight - 1 - p.baseY);
-        sx = (sx >= loX) ? sx : loX;
-        sx = (sx > hiX) ? hiX : sx;
-        sy = (sy >= loY) ? sy : loY;
-        sy = (sy > hiY) ? hiY : sy;
-        float flx = floor(sx), fly = floor(sy);
-        float fx = sx - flx, fy = sy - fly;
-        int x0 = int(flx) + p.baseX, y0 = int(fly) + p.baseY;
-        int dx = x0 < p.srcWidth - 1 ? 1 : 0;
-        int dy = y0 < p.srcHeight - 1 ? p.srcWidth : 0;
+        BilinearTaps taps = bilinearTaps(s, p.baseX, p.baseY, p.srcWidth, p.srcHeight);
         for (int c = 0; c < p.planes; c++) {
-            int at = c * p.srcPlaneStride + y0 * p.srcWidth + x0;
-            float p00 = texelFetch(source, at).x, p01 = texelFetch(source, at + dx).x;
-            float p10 = texelFetch(source, at + dy).x, p11 = texelFetch(source, at + dy + dx).x;
-            float top = p00 + fx * (p01 - p00);
-            float bottom = p10 + fx * (p11 - p10);
-            imageStore(destination, c * p.dstPlaneStride + out0, vec4(top + fy * (bottom - top)));
+            imageStore(destination, c * p.dstPlaneStride + out0, vec4(bilinearSample(source, c * p.srcPlaneStride, taps)));
         }
     } else {
         // Absolute position; beyond one pixel outside every tap is the edge pixel.
-        float ax = sx + float(p.baseX), ay = sy + float(p.baseY);
+        float ax = s.x + float(p.baseX), ay = s.y + float(p.baseY);
         ax = (ax >= -1.0) ? ax : -1.0;
         ax = (ax > float(p.srcWidth)) ? float(p.srcWidth) : ax;
         ay = (ay >= -1.0) ? ay : -1.0;

@@ -5,11 +5,14 @@
 /// (`PerspectiveCorrection`, size `Quad.rectifiedSize`, scaled up so both sides are at least
 /// the network's 32 pixels); stylize with the `Stylizer` (strength and device as configured);
 /// warp the result back onto the quad (the inverse mapping, bilinear, only over the quad's
-/// bounding box); composite over the photo with `QuadMask` coverage (anti-aliased edge,
-/// `feather` pixels wide).
+/// bounding box) and composite it over the photo with `QuadMask` coverage (anti-aliased edge,
+/// `feather` pixels wide), both done by the `compositor`.
 public final class InPlaceStylizer {
     public let stylizer: Stylizer
+    /// Rectifies the quad.
     public let warper: PerspectiveWarper
+    /// Warps the stylized picture back and blends it in.
+    public let compositor: QuadCompositor
     /// Width of the blended edge in pixels (see `QuadMask`).
     public var feather: Double = 1.5
     public var detectionOptions = RectangleDetectionOptions()
@@ -35,9 +38,19 @@ public final class InPlaceStylizer {
         public let rectifiedHeight: Int
     }
 
-    public init(stylizer: Stylizer, warper: PerspectiveWarper = CPUPerspectiveWarper()) {
+    /// `compositor` nil: the GLSL kernel on the warper's device when `warper` is a
+    /// `VulkanPerspectiveWarper` (both steps stay on one backend), else the warp with `warper`
+    /// and the CPU blend.
+    public init(stylizer: Stylizer, warper: PerspectiveWarper = CPUPerspectiveWarper(), compositor: QuadCompositor? = nil) {
         self.stylizer = stylizer
         self.warper = warper
+        if let compositor {
+            self.compositor = compositor
+        } else if let vulkan = warper as? VulkanPerspectiveWarper {
+            self.compositor = VulkanQuadCompositor(context: vulkan.context)
+        } else {
+            self.compositor = CPUQuadCompositor(warper: warper)
+        }
     }
 
     /// Detects the best rectangle and alters it (or follows `fallback` when there is none).
@@ -66,13 +79,7 @@ public final class InPlaceStylizer {
         let rectToPhoto = try Homography.rectangle(width: width, height: height, to: quad)
         let rectified = try warper.warp(photo, outputToSource: rectToPhoto, width: width, height: height)
         let stylized = try stylizer.stylize(rectified, mix: mix, strength: strength)
-        let region = mask.region(width: photo.width, height: photo.height)
-        guard region.width > 0, region.height > 0 else {
-            return Result(image: photo, quad: quad, rectifiedWidth: width, rectifiedHeight: height)
-        }
-        let back = try warper.warp(stylized, outputToSource: rectToPhoto.inverse, width: region.width, height: region.height,
-                                   originX: region.x, originY: region.y, interpolation: .bilinear)
-        let image = mask.composite(back, region: region, over: photo)
+        let image = try compositor.composite(stylized, photoToOverlay: rectToPhoto.inverse, mask: mask, over: photo)
         return Result(image: image, quad: quad, rectifiedWidth: width, rectifiedHeight: height)
     }
 

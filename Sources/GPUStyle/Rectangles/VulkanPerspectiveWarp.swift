@@ -116,23 +116,14 @@ public final class VulkanPerspectiveWarper: PerspectiveWarper {
         return Image(width: width, height: height, rgb: rgb, alpha: planes == 4 ? plane(3) : nil)
     }
 
-    /// The shader's push constants: the matrix with the output origin folded in and made relative
-    /// to an integer source point near the middle of the output's footprint (see the shader).
+    /// The shader's push constants: sizes, then the matrix made local (`VulkanLocalHomography`).
     static func pushConstants(source: Image, homography: Homography, width: Int, height: Int, originX: Int, originY: Int,
                               srcStride: Int, dstStride: Int) -> [UInt32] {
-        let centre = homography.apply(Point(x: Double(originX) + Double(width - 1) / 2, y: Double(originY) + Double(height - 1) / 2))
-        func clampedBase(_ v: Double, _ limit: Int) -> Int {
-            v.isFinite ? Int(min(max(v.rounded(), 0), Double(limit - 1))) : 0
-        }
-        let baseX = clampedBase(centre.x, source.width), baseY = clampedBase(centre.y, source.height)
-        let local = Homography.translation(Double(-baseX), Double(-baseY))
-            .composed(after: homography.composed(after: .translation(Double(originX), Double(originY))))
-        // Scale so the denominator is about 1 at the centre of the output (keeps float ranges sane).
-        let centreW = local.denominator(at: Point(x: Double(width - 1) / 2, y: Double(height - 1) / 2))
-        let scale = centreW.isFinite && centreW != 0 ? 1 / centreW : 1
+        let local = VulkanLocalHomography(homography, sourceWidth: source.width, sourceHeight: source.height,
+                                          width: width, height: height, originX: originX, originY: originY)
         let ints = [source.width, source.height, srcStride, width, height, dstStride, originX, originY,
-                    source.alpha == nil ? 3 : 4, 0, baseX, baseY]
-        return ints.map { UInt32(bitPattern: Int32(truncatingIfNeeded: $0)) } + local.matrix.map { Float($0 * scale).bitPattern }
+                    source.alpha == nil ? 3 : 4, 0]
+        return ints.map { UInt32(bitPattern: Int32(truncatingIfNeeded: $0)) } + local.words
     }
 }
 
