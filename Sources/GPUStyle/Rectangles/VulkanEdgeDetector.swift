@@ -33,27 +33,17 @@ extension VulkanShader {
 /// (2) non-maximum suppression with the low threshold as a push constant, download of the edges
 /// (a small second round trip: one dispatch and one plane).
 ///
-/// Device buffers and staging are kept and grown across calls. Not safe to use from two threads at once.
+/// Pipelines, device buffers and staging live in a `VulkanComputeHost`, kept and grown across
+/// calls. Not safe to use from two threads at once.
 public final class VulkanEdgeDetector {
-    public let context: VulkanContext
-    private let pipelines: VulkanPipelineCache
-    private let recorder: VulkanCommandRecorder
-    private let pool: VulkanBufferPool
-    private let staging: VulkanStagingBuffer
-    private var allocation: VulkanBufferPool.Allocation?
+    public var context: VulkanContext { host.context }
+    private let host: VulkanComputeHost
 
-    public var name: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
+    public var name: String { host.deviceName }
 
     public init(context: VulkanContext) throws {
-        self.context = context
-        pipelines = VulkanPipelineCache(context: context)
-        recorder = try VulkanCommandRecorder(context: context)
-        pool = VulkanBufferPool(context: context)
-        staging = VulkanStagingBuffer(context: context)
-    }
-
-    deinit {
-        if let allocation { pool.free(allocation) }
+        host = VulkanComputeHost(context: context)
+        _ = try host.recorder()
     }
 
     /// Same as `DetectEdges.run(image)`.
@@ -87,15 +77,8 @@ public final class VulkanEdgeDetector {
         }
         let channelsAt = 3 * srcStride, tempAt = channelsAt + 3 * stride, blurredAt = tempAt + 3 * stride
         let gradientAt = blurredAt + 3 * stride, edgesAt = gradientAt + 3 * stride, total = edgesAt + stride
-        if let existing = allocation, existing.range.size < 4 * total {
-            pool.free(existing)
-            allocation = nil
-        }
-        if allocation == nil {
-            allocation = try pool.allocate(bytes: 4 * total)
-            pool.trim()
-        }
-        let device = allocation!.range
+        let device = try host.buffer(0, bytes: 4 * total)
+        let staging = host.staging, pipelines = host.pipelines, recorder = try host.recorder()
         func range(_ at: Int, _ floats: Int) -> VulkanBufferRange { device.slice(offset: 4 * at, size: 4 * floats) }
 
         // Staging: upload | magnitude, gx, gy | edges | 3 channels | 3 blurred.

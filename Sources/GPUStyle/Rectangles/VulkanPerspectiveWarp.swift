@@ -7,41 +7,20 @@ extension VulkanShader {
                                               pushConstantWords: 21)
 }
 
-/// The GLSL warp kernel on a shared `VulkanContext`, with the compute host's pipeline cache,
-/// command recorder, buffer pool and staging buffer. Device buffers and staging are kept and
-/// grown across calls. Not safe to use from two threads at once.
+/// The GLSL warp kernel on a shared `VulkanContext` (its pipelines, buffers and staging in a
+/// `VulkanComputeHost`, kept and grown across calls). Not safe to use from two threads at once.
 public final class VulkanPerspectiveWarper: PerspectiveWarper {
-    public let context: VulkanContext
-    private let pipelines: VulkanPipelineCache
-    private let recorder: VulkanCommandRecorder
-    private let pool: VulkanBufferPool
-    private let staging: VulkanStagingBuffer
-    private var sourceAllocation: VulkanBufferPool.Allocation?
-    private var outputAllocation: VulkanBufferPool.Allocation?
+    public var context: VulkanContext { host.context }
+    private let host: VulkanComputeHost
     /// Largest range one binding may cover (tests lower it to force one dispatch per plane).
     var maxBindingBytes: Int
 
-    public var name: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
+    public var name: String { host.deviceName }
 
     public init(context: VulkanContext) throws {
-        self.context = context
-        pipelines = VulkanPipelineCache(context: context)
-        recorder = try VulkanCommandRecorder(context: context)
-        pool = VulkanBufferPool(context: context)
-        staging = VulkanStagingBuffer(context: context)
+        host = VulkanComputeHost(context: context)
         maxBindingBytes = context.maxBindingBytes
-    }
-
-    deinit {
-        [sourceAllocation, outputAllocation].compactMap { $0 }.forEach(pool.free)
-    }
-
-    private func ensure(_ existing: VulkanBufferPool.Allocation?, bytes: Int) throws -> VulkanBufferPool.Allocation {
-        if let existing, existing.range.size >= bytes { return existing }
-        if let existing { pool.free(existing) }
-        let allocation = try pool.allocate(bytes: bytes)
-        pool.trim()
-        return allocation
+        _ = try host.recorder()
     }
 
     public func warp(_ source: Image, outputToSource: Homography, width: Int, height: Int,
@@ -63,8 +42,8 @@ public final class VulkanPerspectiveWarper: PerspectiveWarper {
             throw VulkanError.unsupported("a \(width)x\(height) warp needs more workgroups than the device allows")
         }
 
-        sourceAllocation = try ensure(sourceAllocation, bytes: 4 * planes * srcStride)
-        outputAllocation = try ensure(outputAllocation, bytes: 4 * planes * dstStride)
+        let src = try host.buffer(0, bytes: 4 * planes * srcStride), dst = try host.buffer(1, bytes: 4 * planes * dstStride)
+        let staging = host.staging, recorder = try host.recorder()
         let uploadBytes = 4 * planes * srcStride, downloadBytes = 4 * planes * dstStride
         try staging.reserve(bytes: uploadBytes + downloadBytes)
         let mapped = staging.mapped!
@@ -80,9 +59,8 @@ public final class VulkanPerspectiveWarper: PerspectiveWarper {
 
         let push = Self.pushConstants(source: source, homography: outputToSource, width: width, height: height,
                                       originX: originX, originY: originY, srcStride: srcStride, dstStride: dstStride)
-        let pipeline = try pipelines.pipeline(.warpPerspective, constants: [interpolation == .bicubic ? 1 : 0])
+        let pipeline = try host.pipelines.pipeline(.warpPerspective, constants: [interpolation == .bicubic ? 1 : 0])
         let stagingBuffer = staging.buffer!
-        let src = sourceAllocation!.range, dst = outputAllocation!.range
         try recorder.begin()
         recorder.copy(from: VulkanBufferRange(buffer: stagingBuffer, offset: 0, size: uploadBytes), to: src, bytes: uploadBytes)
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)

@@ -11,42 +11,21 @@ extension VulkanShader {
 
 /// The GLSL composite kernel (back-warp and blend fused into one dispatch) on a shared
 /// `VulkanContext`: one submit per call, uploading the overlay and only the photo's region and
-/// downloading only the region. Device buffers and staging are kept and grown across calls.
-/// Not safe to use from two threads at once.
+/// downloading only the region. Pipelines, buffers and staging live in a `VulkanComputeHost`,
+/// kept and grown across calls; creating a compositor cannot fail (InPlaceStylizer's
+/// initialiser does not throw). Not safe to use from two threads at once.
 public final class VulkanQuadCompositor: QuadCompositor {
-    public let context: VulkanContext
-    private let pipelines: VulkanPipelineCache
-    private let pool: VulkanBufferPool
-    private let staging: VulkanStagingBuffer
-    /// Made on first use, so that creating a compositor cannot fail (InPlaceStylizer's
-    /// initialiser does not throw).
-    private var recorder: VulkanCommandRecorder?
-    /// The overlay's planes followed by the photo region's (one upload copy).
-    private var inputAllocation: VulkanBufferPool.Allocation?
-    private var outputAllocation: VulkanBufferPool.Allocation?
+    public var context: VulkanContext { host.context }
+    private let host: VulkanComputeHost
+    private var staging: VulkanStagingBuffer { host.staging }
     /// Largest range one binding may cover (tests lower it to force one dispatch per plane).
     var maxBindingBytes: Int
 
-    public var name: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
+    public var name: String { host.deviceName }
 
     public init(context: VulkanContext) {
-        self.context = context
-        pipelines = VulkanPipelineCache(context: context)
-        pool = VulkanBufferPool(context: context)
-        staging = VulkanStagingBuffer(context: context)
+        host = VulkanComputeHost(context: context)
         maxBindingBytes = context.maxBindingBytes
-    }
-
-    deinit {
-        [inputAllocation, outputAllocation].compactMap { $0 }.forEach(pool.free)
-    }
-
-    private func ensure(_ existing: VulkanBufferPool.Allocation?, bytes: Int) throws -> VulkanBufferPool.Allocation {
-        if let existing, existing.range.size >= bytes { return existing }
-        if let existing { pool.free(existing) }
-        let allocation = try pool.allocate(bytes: bytes)
-        pool.trim()
-        return allocation
     }
 
     public func composite(_ overlay: Image, photoToOverlay: Homography, mask: QuadMask, over photo: Image) throws -> Image {
@@ -66,8 +45,8 @@ public final class VulkanQuadCompositor: QuadCompositor {
         }
 
         let overlayBytes = 4 * 3 * srcStride, regionBytes = 4 * 3 * regionStride
-        inputAllocation = try ensure(inputAllocation, bytes: overlayBytes + regionBytes)
-        outputAllocation = try ensure(outputAllocation, bytes: regionBytes)
+        // The overlay's planes followed by the photo region's (one upload copy).
+        let input = try host.buffer(0, bytes: overlayBytes + regionBytes), output = try host.buffer(1, bytes: regionBytes)
         let uploadBytes = overlayBytes + regionBytes
         try staging.reserve(bytes: uploadBytes + regionBytes)
         upload(overlay, photo, region: region, srcStride: srcStride, regionStride: regionStride)
@@ -75,11 +54,9 @@ public final class VulkanQuadCompositor: QuadCompositor {
 
         let push = Self.pushConstants(overlay: overlay, photoToOverlay: photoToOverlay, mask: mask, region: region,
                                       srcStride: srcStride, regionStride: regionStride)
-        let pipeline = try pipelines.pipeline(.compositeQuad)
-        if recorder == nil { recorder = try VulkanCommandRecorder(context: context) }
-        let recorder = recorder!
+        let pipeline = try host.pipelines.pipeline(.compositeQuad)
+        let recorder = try host.recorder()
         let stagingBuffer = staging.buffer!
-        let input = inputAllocation!.range, output = outputAllocation!.range
         try recorder.begin()
         recorder.copy(from: VulkanBufferRange(buffer: stagingBuffer, offset: 0, size: uploadBytes), to: input, bytes: uploadBytes)
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)

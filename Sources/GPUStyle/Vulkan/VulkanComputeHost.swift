@@ -1,0 +1,46 @@
+/// What a host of GLSL kernels (the warp, the in-place composite, the detector's edge front)
+/// needs on one device: cached pipelines, a command recorder (made on first use, so creating a
+/// host cannot fail), a pool whose device buffers are kept and grown across calls, and a staging
+/// buffer. Not safe to use from two threads at once.
+final class VulkanComputeHost {
+    let context: VulkanContext
+    let pipelines: VulkanPipelineCache
+    let pool: VulkanBufferPool
+    let staging: VulkanStagingBuffer
+    private var madeRecorder: VulkanCommandRecorder?
+    private var buffers: [Int: VulkanBufferPool.Allocation] = [:]
+
+    init(context: VulkanContext) {
+        self.context = context
+        pipelines = VulkanPipelineCache(context: context)
+        pool = VulkanBufferPool(context: context)
+        staging = VulkanStagingBuffer(context: context)
+    }
+
+    deinit {
+        buffers.values.forEach(pool.free)
+    }
+
+    var deviceName: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
+
+    func recorder() throws -> VulkanCommandRecorder {
+        if let madeRecorder { return madeRecorder }
+        let recorder = try VulkanCommandRecorder(context: context)
+        madeRecorder = recorder
+        return recorder
+    }
+
+    /// Device buffer number `slot`, at least `bytes` long: the one from the previous call when
+    /// it is big enough, else a new one (the old one goes back to the pool first).
+    func buffer(_ slot: Int, bytes: Int) throws -> VulkanBufferRange {
+        if let existing = buffers[slot] {
+            if existing.range.size >= bytes { return existing.range }
+            pool.free(existing)
+            buffers[slot] = nil
+        }
+        let allocation = try pool.allocate(bytes: bytes)
+        pool.trim()
+        buffers[slot] = allocation
+        return allocation.range
+    }
+}
