@@ -129,3 +129,16 @@ enum DetectQuads {
         return true
     }
 }
+
+extension Quad {
+    /// Whether p lies inside the (convex) quad or within `tolerance` pixels outside it.
+    func contains(_ p: Point, tolerance: Double) -> Bool {
+        let c = corners, orientation: Double = area >= 0 ? 1 : -1
+        for i in 0..<4 {
+            let a = c[i], b = c[(i + 1) % 4]
+            let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+            if orientation * cross / max(a.distance(to: b), 1e-12) < -tolerance { return false }
+        }
+        return true
+    }
+}
