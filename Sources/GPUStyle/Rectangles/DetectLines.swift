@@ -84,36 +84,14 @@ enum DetectLines {
     }
 
     static func groups(_ map: EdgeMap, minimumVotes: Int) -> Groups {
-        let w = map.width, h = map.height
-        var regions = [Region(x: 0..<w, y: 0..<h)]
-        for j in 0..<3 {
-            for i in 0..<3 {
-                regions.append(Region(x: (i * w / 4)..<((i + 2) * w / 4), y: (j * h / 4)..<((j + 2) * h / 4)))
-            }
-        }
+        let regions = votingRegions(width: map.width, height: map.height)
         var peakLists = [[Peak]](repeating: [], count: regions.count)
         peakLists.withUnsafeMutableBufferPointer { lists in
             ParallelFor.ranges(regions.count) { range in
                 for k in range { lists[k] = peaks(map, minimumVotes: minimumVotes, region: regions[k]) }
             }
         }
-        // The peaks each group will most likely use are refitted up front, in parallel; any
-        // further ones (when several peaks converge on one line) when a group first needs them.
-        var refitted: [Int: DetectedLine] = [:]
-        var likely: [Peak] = []
-        for (k, list) in peakLists.enumerated() {
-            for peak in list.prefix(quota(k)) where refitted[peak.key] == nil {
-                refitted[peak.key] = DetectedLine(theta: 0, rho: 0, votes: 0)
-                likely.append(peak)
-            }
-        }
-        var early = [DetectedLine](repeating: DetectedLine(theta: 0, rho: 0, votes: 0), count: likely.count)
-        early.withUnsafeMutableBufferPointer { early in
-            ParallelFor.ranges(likely.count, grain: 4) { range in
-                for i in range { early[i] = refine(line(of: likely[i]), map) }
-            }
-        }
-        for (peak, line) in zip(likely, early) { refitted[peak.key] = line }
+        let refitted = refitLikely(peakLists, map)
         var groups = Groups()
         var lineOfPeak: [Int: Int] = [:]
         for (k, list) in peakLists.enumerated() {
@@ -148,6 +126,35 @@ enum DetectLines {
 
     static func line(of peak: Peak) -> DetectedLine {
         DetectedLine(theta: Double(peak.theta) * .pi / Double(thetaBins), rho: Double(peak.rho), votes: Int(peak.votes))
+    }
+
+    /// The whole map, then 3 x 3 half-size windows overlapping by half.
+    static func votingRegions(width w: Int, height h: Int) -> [Region] {
+        var regions = [Region(x: 0..<w, y: 0..<h)]
+        for j in 0..<3 {
+            for i in 0..<3 {
+                regions.append(Region(x: (i * w / 4)..<((i + 2) * w / 4), y: (j * h / 4)..<((j + 2) * h / 4)))
+            }
+        }
+        return regions
+    }
+
+    /// The peaks each group will most likely use (its first `quota`), refitted in parallel and
+    /// keyed by `Peak.key`; further ones (when several peaks converge on one line) are refitted
+    /// when a group first needs them.
+    static func refitLikely(_ peakLists: [[Peak]], _ map: EdgeMap) -> [Int: DetectedLine] {
+        var seen = Set<Int>()
+        var likely: [Peak] = []
+        for (k, list) in peakLists.enumerated() {
+            for peak in list.prefix(quota(k)) where seen.insert(peak.key).inserted { likely.append(peak) }
+        }
+        var lines = [DetectedLine](repeating: DetectedLine(theta: 0, rho: 0, votes: 0), count: likely.count)
+        lines.withUnsafeMutableBufferPointer { lines in
+            ParallelFor.ranges(likely.count, grain: 4) { range in
+                for i in range { lines[i] = refine(line(of: likely[i]), map) }
+            }
+        }
+        return Dictionary(uniqueKeysWithValues: zip(likely.map(\.key), lines))
     }
 
     static func isSame(_ a: DetectedLine, _ b: DetectedLine) -> Bool {
