@@ -9,7 +9,8 @@ import Foundation
 /// the whole image and 3 x 3 overlapping windows, each peak refitted to its edge pixels
 /// (`DetectLines`) → quads from pairs of line pairs within each group, gated by the options
 /// (size, aspect, corner angles) and scored by the share of each side backed by edges that run
-/// along it (`DetectQuads`) → the chosen quad's sides step out across the bands of its frame
+/// along it (`DetectQuads`), plus quads whose fourth side only the ends of the other sides'
+/// support reveal (`DetectCompletion`) → the chosen quad's sides step out across the bands of its frame
 /// (`DetectBands`) and the quad grows to a frame around it (`DetectFrames`) → sub-pixel corners
 /// from gradient-peak profiles across each side at full resolution and a robust line fit
 /// (`DetectRefine`).
@@ -42,9 +43,15 @@ public final class RectangleDetector {
         let shortSide = Double(min(map.width, map.height))
         let minimumVotes = max(10, Int(0.3 * max(8, options.minimumSize * shortSide)))
         let groups = DetectLines.groups(map, minimumVotes: minimumVotes)
-        let candidates = groups.members.flatMap { members in
-            DetectQuads.run(members.map { groups.lines[$0] }, map: map, options: options)
+        let groupLines = groups.members.map { members in members.map { groups.lines[$0] } }
+        // Completing quads is sequential within a group, so the groups run in parallel.
+        var completed = [[QuadCandidate]](repeating: [], count: groupLines.count)
+        completed.withUnsafeMutableBufferPointer { completed in
+            ParallelFor.ranges(groupLines.count) { range in
+                for k in range { completed[k] = DetectCompletion.run(groupLines[k], map: map, options: options) }
+            }
         }
+        let candidates = groupLines.flatMap { DetectQuads.run($0, map: map, options: options) } + completed.flatMap { $0 }
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide)
         let radius = max(2.5, 1.5 * Double(map.scale))
         return chosen.map { candidate in
