@@ -5,13 +5,14 @@ import Foundation
 ///
 /// Stages: box-downscale to at most `DetectEdges.workingSide` px into luma and two
 /// colour-difference channels; 5-tap Gaussian; Sobel, keeping the strongest channel per pixel;
-/// non-maximum suppression (`DetectEdges`) → orientation-constrained Hough transforms over
-/// the whole image and 3 x 3 overlapping windows, each peak refitted to its edge pixels
+/// non-maximum suppression (`DetectEdges`) → orientation-constrained Hough transforms over the
+/// whole image and 3 x 3 overlapping windows, each peak refitted to its edge pixels
 /// (`DetectLines`) → quads from pairs of line pairs within each group, gated by the options
 /// (size, aspect, corner angles) and scored by the share of each side backed by edges that run
 /// along it (`DetectQuads`), plus quads whose fourth side only the ends of the other sides'
-/// support reveal (`DetectCompletion`) → the chosen quad's sides step out across the bands of its frame
-/// (`DetectBands`) and the quad grows to a frame around it (`DetectFrames`) → sub-pixel corners
+/// support reveal (`DetectCompletion`) → the best quads, each moved out to a well-supported
+/// quad enclosing it (`outermost`) → each side stepped out across its frame's band
+/// (`DetectBands`) and the quad grown to a frame around it (`DetectFrames`) → sub-pixel corners
 /// from gradient-peak profiles across each side at full resolution and a robust line fit
 /// (`DetectRefine`).
 public final class RectangleDetector {
