@@ -165,12 +165,7 @@ public final class VulkanEdgeDetector {
         try recorder.dispatch(try pipelines.pipeline(.detectNMS), buffers: [range(gradientAt, 3 * stride), range(edgesAt, stride)],
                               push: words([w, h, stride], [low, Self.tan22, Self.tan67]), groups: groups,
                               label: "detect_nms \(w)x\(h)")
-        recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
-        recorder.copy(from: range(edgesAt, stride), to: stage(downEdges, stride), bytes: 4 * stride)
-        recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
-                         destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
-        try recorder.submitAndWait()
-        try staging.invalidate()
+        try host.finish(recorder, copying: range(edgesAt, stride), toStagingAt: 4 * downEdges, bytes: 4 * stride)
 
         lap("submit 2 (NMS)")
         let map = EdgeMap(width: w, height: h, scale: scale, magnitude: magnitude, gx: gx, gy: gy, edges: plane(downEdges),

@@ -74,12 +74,7 @@ public final class VulkanPerspectiveWarper: PerspectiveWarper {
                                   push: words, groups: ((width + 63) / 64, height, 1),
                                   label: "warp_perspective \(width)x\(height) planes \(first)..<\(first + count)")
         }
-        recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
-        recorder.copy(from: dst, to: VulkanBufferRange(buffer: stagingBuffer, offset: uploadBytes, size: downloadBytes), bytes: downloadBytes)
-        recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
-                         destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
-        try recorder.submitAndWait()
-        try staging.invalidate()
+        try host.finish(recorder, copying: dst, toStagingAt: uploadBytes, bytes: downloadBytes)
 
         func plane(_ c: Int) -> [Float] {
             [Float](unsafeUninitializedCapacity: dstCount) { buffer, count in

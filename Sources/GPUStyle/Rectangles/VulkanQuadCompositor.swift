@@ -71,12 +71,7 @@ public final class VulkanQuadCompositor: QuadCompositor {
                                   push: words, groups: (groups.x, groups.y, 1),
                                   label: "composite_quad \(region.width)x\(region.height) planes \(first)..<\(first + count)")
         }
-        recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
-        recorder.copy(from: output, to: VulkanBufferRange(buffer: stagingBuffer, offset: uploadBytes, size: regionBytes), bytes: regionBytes)
-        recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
-                         destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
-        try recorder.submitAndWait()
-        try staging.invalidate()
+        try host.finish(recorder, copying: output, toStagingAt: uploadBytes, bytes: regionBytes)
         return download(over: photo, region: region, from: uploadBytes, regionStride: regionStride)
     }
 

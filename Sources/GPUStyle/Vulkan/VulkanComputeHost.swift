@@ -1,3 +1,5 @@
+import CVulkan
+
 /// What a host of GLSL kernels (the warp, the in-place composite, the detector's edge front)
 /// needs on one device: cached pipelines, a command recorder (made on first use, so creating a
 /// host cannot fail), a pool whose device buffers are kept and grown across calls, and a staging
@@ -28,6 +30,17 @@ final class VulkanComputeHost {
         let recorder = try VulkanCommandRecorder(context: context)
         madeRecorder = recorder
         return recorder
+    }
+
+    /// Ends a recording that leaves its result in `source`: copies `bytes` of it to staging at
+    /// byte `offset`, submits, waits, and makes the copy visible to the host.
+    func finish(_ recorder: VulkanCommandRecorder, copying source: VulkanBufferRange, toStagingAt offset: Int, bytes: Int) throws {
+        recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
+        recorder.copy(from: source, to: VulkanBufferRange(buffer: staging.buffer!, offset: offset, size: bytes), bytes: bytes)
+        recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
+                         destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
+        try recorder.submitAndWait()
+        try staging.invalidate()
     }
 
     /// Device buffer number `slot`, at least `bytes` long: the one from the previous call when
