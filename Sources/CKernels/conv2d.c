@@ -21,17 +21,8 @@ void gs_conv_pack_weights(const float *weights, int cout, int cin, int kernel, f
                 }
 }
 
-#if defined(__x86_64__)
-#pragma clang attribute push (__attribute__((target("avx2,fma"))), apply_to = function)
-#define KERNEL_NAME conv2d_rows_avx2
-#include "conv2d_body.inc"
-#undef KERNEL_NAME
-#pragma clang attribute pop
-#endif
-
-#define KERNEL_NAME conv2d_rows_portable
-#include "conv2d_body.inc"
-#undef KERNEL_NAME
+#define ISA_TWINS_BODY "conv2d_body.inc"
+#include "isa_twins.h"
 
 typedef void (*conv_fn)(const float *, int64_t, int64_t, const int32_t *, int, int, int,
                         const float *, int, float *, int64_t, int, int, int);

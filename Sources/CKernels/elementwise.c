@@ -4,20 +4,8 @@
 #include "simd.h"
 #include <math.h>
 
-#define CONCAT_(a, b) a##b
-#define CONCAT(a, b) CONCAT_(a, b)
-
-#if defined(__x86_64__)
-#pragma clang attribute push (__attribute__((target("avx2,fma"))), apply_to = function)
-#define ISA avx2
-#include "elementwise_body.inc"
-#undef ISA
-#pragma clang attribute pop
-#endif
-
-#define ISA portable
-#include "elementwise_body.inc"
-#undef ISA
+#define ISA_TWINS_BODY "elementwise_body.inc"
+#include "isa_twins.h"
 
 void gs_gather_row(const float *src, const int32_t *columns, int count, float *dst) {
 #if defined(__x86_64__)

@@ -9,9 +9,6 @@
 #include "ckernels.h"
 #include "simd.h"
 
-#define CONCAT_(a, b) a##b
-#define CONCAT(a, b) CONCAT_(a, b)
-
 // What every row of one warp shares; built once by gs_warp_bilinear_rows.
 typedef struct {
     const float *src;
@@ -96,17 +93,8 @@ static void warp_rows_thin(const warp_job *j, int row_begin, int row_end) {
     }
 }
 
-#if defined(__x86_64__)
-#pragma clang attribute push (__attribute__((target("avx2,fma"))), apply_to = function)
-#define ISA avx2
-#include "warp_body.inc"
-#undef ISA
-#pragma clang attribute pop
-#endif
-
-#define ISA portable
-#include "warp_body.inc"
-#undef ISA
+#define ISA_TWINS_BODY "warp_body.inc"
+#include "isa_twins.h"
 
 void gs_warp_bilinear_rows(const float *src, int src_width, int src_height, int planes,
                            const double *m, int origin_x, int origin_y,
