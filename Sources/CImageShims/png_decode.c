@@ -8,6 +8,7 @@
 #include <png.h>
 
 #include "cimageshims.h"
+#include "png_errors.h"
 #include "util.h"
 
 struct png_decoder {
@@ -20,22 +21,8 @@ struct png_decoder {
     png_bytep *rows;
     gps_pixels result;
     int status;
-    char *message;
-    size_t message_size;
+    gps_message_buffer message;
 };
-
-static void on_error(png_structp png, png_const_charp text) {
-    struct png_decoder *d = png_get_error_ptr(png);
-    gps_set_message(d->message, d->message_size, text);
-    png_longjmp(png, 1);
-}
-
-// Warnings (bad ancillary CRCs, extra IDAT data, ...) are not fatal and must
-// not reach stderr.
-static void on_warning(png_structp png, png_const_charp text) {
-    (void)png;
-    (void)text;
-}
 
 static void read_bytes(png_structp png, png_bytep destination, size_t length) {
     struct png_decoder *d = png_get_io_ptr(png);
@@ -45,7 +32,7 @@ static void read_bytes(png_structp png, png_bytep destination, size_t length) {
 }
 
 static int decode_protected(struct png_decoder *d) {
-    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, on_error, on_warning);
+    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d->message, gps_png_on_error, gps_png_on_warning);
     if (d->png == NULL) return GPS_ERR_NO_MEMORY;
     d->info = png_create_info_struct(d->png);
     if (d->info == NULL) return GPS_ERR_NO_MEMORY;
@@ -96,8 +83,7 @@ int gps_png_decode(const void *bytes, size_t size, uint64_t max_pixels,
     d.bytes = bytes;
     d.size = size;
     d.max_pixels = max_pixels;
-    d.message = message;
-    d.message_size = message_size;
+    d.message = (gps_message_buffer){message, message_size};
     gps_set_message(message, message_size, "");
 
     int status = decode_protected(&d);

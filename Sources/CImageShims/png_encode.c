@@ -5,6 +5,7 @@
 #include <png.h>
 
 #include "cimageshims.h"
+#include "png_errors.h"
 #include "util.h"
 
 struct png_encoder {
@@ -16,20 +17,8 @@ struct png_encoder {
     uint8_t *buffer;
     size_t size, capacity;
     int status;
-    char *message;
-    size_t message_size;
+    gps_message_buffer message;
 };
-
-static void on_error(png_structp png, png_const_charp text) {
-    struct png_encoder *e = png_get_error_ptr(png);
-    gps_set_message(e->message, e->message_size, text);
-    png_longjmp(png, 1);
-}
-
-static void on_warning(png_structp png, png_const_charp text) {
-    (void)png;
-    (void)text;
-}
 
 static void write_bytes(png_structp png, png_bytep data, size_t length) {
     struct png_encoder *e = png_get_io_ptr(png);
@@ -57,7 +46,7 @@ static void write_bytes(png_structp png, png_bytep data, size_t length) {
 static void flush_bytes(png_structp png) { (void)png; }
 
 static int encode_protected(struct png_encoder *e) {
-    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e, on_error, on_warning);
+    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &e->message, gps_png_on_error, gps_png_on_warning);
     if (e->png == NULL) return GPS_ERR_NO_MEMORY;
     e->info = png_create_info_struct(e->png);
     if (e->info == NULL) return GPS_ERR_NO_MEMORY;
@@ -99,8 +88,7 @@ int gps_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
     e.width = width;
     e.height = height;
     e.channels = channels;
-    e.message = message;
-    e.message_size = message_size;
+    e.message = (gps_message_buffer){message, message_size};
 
     int status = encode_protected(&e);
     png_destroy_write_struct(e.png ? &e.png : NULL, e.info ? &e.info : NULL);

@@ -11,4 +11,10 @@ static inline void gps_set_message(char *message, size_t size, const char *text)
     snprintf(message, size, "%s", text);
 }
 
+// The caller's buffer for a library's error text.
+typedef struct {
+    char *text;
+    size_t size;
+} gps_message_buffer;
+
 #endif

@@ -1,0 +1,23 @@
+// libpng error and warning handlers shared by the PNG decoder and encoder. libpng is given a
+// gps_message_buffer as its error pointer: an error copies libpng's text there and jumps back
+// to the caller's setjmp; warnings (bad ancillary CRCs, extra IDAT data, ...) are not fatal
+// and must not reach stderr.
+#ifndef GPS_PNG_ERRORS_H
+#define GPS_PNG_ERRORS_H
+
+#include <png.h>
+
+#include "util.h"
+
+static void gps_png_on_error(png_structp png, png_const_charp text) {
+    gps_message_buffer *buffer = png_get_error_ptr(png);
+    gps_set_message(buffer->text, buffer->size, text);
+    png_longjmp(png, 1);
+}
+
+static void gps_png_on_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+#endif
