@@ -605,6 +605,25 @@ PRIMARY = ["clean", "frame_dark", "matte_light", "blur", "noise", "jpeg", "light
            "nested", "low_contrast"]
 
 
+def blurred_srgb(img, sigma, params, tags):
+    """The linear-light scene blurred by a Gaussian of `sigma` px (recorded; tagged "blur" from
+    0.5 px), as sRGB."""
+    if sigma > 0.05:
+        img = ndimage.gaussian_filter(img, (sigma, sigma, 0))
+    params["blur_sigma"] = round(sigma, 3)
+    if sigma >= 0.5:
+        tags.append("blur")
+    return linear_to_srgb(img)
+
+
+def noisy(srgb, rng, params, tags):
+    """add_noise, with its parameters recorded and the scene tagged "noise"."""
+    srgb, p = add_noise(srgb, rng)
+    params.update(p)
+    tags.append("noise")
+    return srgb
+
+
 def make_positive(i, W, H, seed, lossless=False):
     """Scene i. lossless: it will be written as PNG, so put it on a plaster wall (a busy photo
     background costs ~1 MB as PNG)."""
@@ -675,16 +694,9 @@ def make_positive(i, W, H, seed, lossless=False):
         sigma = rng.uniform(0.7, 1.5)
     elif not clean:
         sigma = rng.uniform(0.5, 1.5) if rng.random() < 0.25 else rng.uniform(0.0, 0.5)
-    if sigma > 0.05:
-        img = ndimage.gaussian_filter(img, (sigma, sigma, 0))
-    params["blur_sigma"] = round(sigma, 3)
-    if sigma >= 0.5:
-        tags.append("blur")
-    srgb = linear_to_srgb(img)
+    srgb = blurred_srgb(img, sigma, params, tags)
     if want("noise", 0.15):
-        srgb, p = add_noise(srgb, rng)
-        params.update(p)
-        tags.append("noise")
+        srgb = noisy(srgb, rng, params, tags)
     u8 = to_u8(srgb)
     if want("jpeg", 0.3):
         q = int(rng.integers(40, 91))
@@ -722,16 +734,9 @@ def make_negative(j, W, H, seed):
         params.update(add_lighting(img, rng, W, H))
         tags.append("lighting")
     sigma = rng.uniform(0.0, 1.5)
-    if sigma > 0.05:
-        img = ndimage.gaussian_filter(img, (sigma, sigma, 0))
-    params["blur_sigma"] = round(sigma, 3)
-    if sigma >= 0.5:
-        tags.append("blur")
-    srgb = linear_to_srgb(img)
+    srgb = blurred_srgb(img, sigma, params, tags)
     if rng.random() < 0.4:
-        srgb, p = add_noise(srgb, rng)
-        params.update(p)
-        tags.append("noise")
+        srgb = noisy(srgb, rng, params, tags)
     u8 = to_u8(srgb)
     if rng.random() < 0.4:
         q = int(rng.integers(40, 91))
