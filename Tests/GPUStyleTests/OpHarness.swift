@@ -21,6 +21,17 @@ enum Fixtures {
 /// Runs single ops through any backend by building one-step plans, so the same fixture
 /// checks the CPU kernels and the GLSL kernels.
 enum OpHarness {
+    /// The fastest of `runs` timed calls of `body`, in seconds (for the opt-in timing tests).
+    static func fastestSeconds(of runs: Int, _ body: () throws -> Void) rethrows -> Double {
+        var best = Double.infinity
+        for _ in 0..<runs {
+            let start = MonotonicClock.seconds()
+            try body()
+            best = min(best, MonotonicClock.seconds() - start)
+        }
+        return best
+    }
+
     typealias BackendFactory = ([ConvolutionWeights]) throws -> NetworkBackend
 
     /// Dense [C][H][W] values into a plan buffer's channel-plane layout.

@@ -110,11 +110,8 @@ final class VulkanFp16Tests: VulkanTestCase {
             for fp16 in [false, true] {
                 let backend = try VulkanBackend(context: context, weights: weights, options: .init(fp16Storage: fp16))
                 _ = try backend.run(plan, inputs: [.input: input], normParameters: parameters)  // compiles shaders
-                var best = Double.infinity
-                for _ in 0..<5 {
-                    let start = Date()
+                let best = try OpHarness.fastestSeconds(of: 5) {
                     _ = try backend.run(plan, inputs: [.input: input], normParameters: parameters)
-                    best = min(best, Date().timeIntervalSince(start))
                 }
                 print(String(format: "vulkan %@ %dx%d: %.1f ms", fp16 ? "fp16" : "fp32", height, width, best * 1e3))
             }

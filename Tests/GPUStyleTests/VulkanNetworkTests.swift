@@ -154,11 +154,8 @@ final class VulkanNetworkTests: VulkanTestCase {
             let input = [Float](repeating: 0.5, count: plan.inputShape.floatCount)
             let parameters = try Self.model.get().normParameters(for: StyleMix(style: 0))
             _ = try backend.run(plan, inputs: [.input: input], normParameters: parameters)  // compiles shaders
-            var best = Double.infinity
-            for _ in 0..<3 {
-                let start = Date()
+            let best = try OpHarness.fastestSeconds(of: 3) {
                 _ = try backend.run(plan, inputs: [.input: input], normParameters: parameters)
-                best = min(best, Date().timeIntervalSince(start))
             }
             let gflop = 2 * Double(StyleNetwork.macs(height: height, width: width)) / 1e9
             print(String(format: "vulkan %dx%d: %.1f ms, %.1f GFLOP/s (%.2f GFLOP)", height, width, best * 1e3, gflop / best, gflop))
