@@ -128,19 +128,11 @@ enum DetectBands {
     /// Total-least-squares line through the agreeing edge pixels within 1.5 px of `line`.
     static func fit(_ line: DetectedLine, polarity: Double, map: EdgeMap) -> DetectedLine {
         let n = line.normal
-        var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, count = 0.0
+        var moments = LineMoments()
         DetectLines.forEachSupportingPixel(line, map, radius: 1.5) { x, y in
-            let i = Int(y) * map.width + Int(x)
-            guard agrees(map, i, n, polarity) else { return }
-            sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y; count += 1
+            if agrees(map, Int(y) * map.width + Int(x), n, polarity) { moments.add(x, y) }
         }
-        guard count >= 8 else { return line }
-        let mx = sx / count, my = sy / count
-        let cxx = sxx / count - mx * mx, cyy = syy / count - my * my, cxy = sxy / count - mx * my
-        var theta = 0.5 * atan2(2 * cxy, cxx - cyy) + .pi / 2
-        var rho = mx * cos(theta) + my * sin(theta)
-        if cos(theta - line.theta) < 0 { theta += .pi; rho = -rho }
-        return DetectedLine(theta: theta, rho: rho, votes: 0)
+        return moments.line(facing: line, votes: 0) ?? line
     }
 
     /// An edge pixel whose gradient is within 22.5° of ±n and points along n·polarity.

@@ -43,6 +43,29 @@ struct DetectedLine {
     }
 }
 
+/// Running moments of pixel positions, for a total-least-squares line fit.
+struct LineMoments {
+    private var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, n = 0.0
+
+    mutating func add(_ x: Double, _ y: Double) {
+        sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y; n += 1
+    }
+
+    /// The fitted line in the (θ, ρ) form facing like `reference` (the same line has two), or
+    /// nil with fewer than 8 points.
+    func line(facing reference: DetectedLine, votes: Int) -> DetectedLine? {
+        guard n >= 8 else { return nil }
+        let mx = sx / n, my = sy / n
+        let cxx = sxx / n - mx * mx, cyy = syy / n - my * my, cxy = sxy / n - mx * my
+        // The normal is the eigenvector of the smaller eigenvalue of the scatter matrix.
+        let angle = 0.5 * atan2(2 * cxy, cxx - cyy)  // direction of the larger eigenvalue
+        var theta = angle + .pi / 2
+        var rho = mx * cos(theta) + my * sin(theta)
+        if cos(theta - reference.theta) < 0 { theta += .pi; rho = -rho }
+        return DetectedLine(theta: theta, rho: rho, votes: votes)
+    }
+}
+
 /// Orientation-constrained Hough transform: each strong edge pixel votes only for line angles
 /// near its own gradient direction, which keeps voting cheap and peaks sharp.
 ///
@@ -229,20 +252,10 @@ enum DetectLines {
     static func refine(_ line: DetectedLine, _ map: EdgeMap) -> DetectedLine {
         var current = line
         for radius in [2.0, 1.2] {
-            var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, n = 0.0
-            forEachSupportingPixel(current, map, radius: radius) { x, y in
-                sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y; n += 1
-            }
-            guard n >= 8 else { return current }
-            let mx = sx / n, my = sy / n
-            let cxx = sxx / n - mx * mx, cyy = syy / n - my * my, cxy = sxy / n - mx * my
-            // The normal is the eigenvector of the smaller eigenvalue of the scatter matrix.
-            let angle = 0.5 * atan2(2 * cxy, cxx - cyy)  // direction of the larger eigenvalue
-            var theta = angle + .pi / 2
-            var rho = mx * cos(theta) + my * sin(theta)
-            // The same line has two (θ, ρ) forms; keep the one facing like the original.
-            if cos(theta - current.theta) < 0 { theta += .pi; rho = -rho }
-            current = DetectedLine(theta: theta, rho: rho, votes: line.votes)
+            var moments = LineMoments()
+            forEachSupportingPixel(current, map, radius: radius) { x, y in moments.add(x, y) }
+            guard let fitted = moments.line(facing: current, votes: line.votes) else { return current }
+            current = fitted
         }
         return current
     }
