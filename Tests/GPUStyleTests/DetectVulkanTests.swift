@@ -44,7 +44,7 @@ final class DetectVulkanTests: VulkanTestCase {
         images.append(("000 at 4000x300 (generic channels path)", Self.resampled(scene, width: 4000, height: 300)))
         for (name, image) in images {
             let (map, channels, blurred) = try gpu.stages(image, intermediates: true)
-            let scale = max(1, (max(image.width, image.height) + DetectEdges.workingSide - 1) / DetectEdges.workingSide)
+            let scale = DetectEdges.scale(width: image.width, height: image.height)
             let w = image.width / scale, h = image.height / scale
             XCTAssertEqual(map.width, w); XCTAssertEqual(map.height, h); XCTAssertEqual(map.scale, scale)
 

@@ -55,7 +55,7 @@ public final class VulkanEdgeDetector {
     /// tests; one plane per channel).
     func stages(_ image: Image, intermediates: Bool) throws -> (map: EdgeMap, channels: [[Float]], blurred: [[Float]]) {
         precondition(image.width > 0 && image.height > 0, "empty image")
-        let scale = max(1, (max(image.width, image.height) + DetectEdges.workingSide - 1) / DetectEdges.workingSide)
+        let scale = DetectEdges.scale(width: image.width, height: image.height)
         let w = image.width / scale, h = image.height / scale
         precondition(w >= 3 && h >= 3, "image too small for the edge stages")
         let debug = ProcessInfo.processInfo.environment["GPUSTYLE_DEBUG_DETECT"] != nil
