@@ -7,6 +7,8 @@ struct QuadCandidate {
     var lines: [Int]
     /// Edge coverage of each side (0...1).
     var coverage: [Double]
+    /// `DetectJunctions.overshoot`, filled in when candidates are ranked.
+    var overshoot = 0.0
     var score: Double { 0.5 * coverage.min()! + 0.5 * coverage.reduce(0, +) / 4 }
 }
 
