@@ -22,9 +22,10 @@ let package = Package(
         // setjmp-protected libpng/libjpeg calls (Swift cannot setjmp).
         .target(name: "CImageShims", dependencies: ["CPNG", "CJPEG"], path: "Sources/CImageShims",
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
-        // Hot CPU loops with run-time ISA dispatch (AVX2+FMA or portable).
+        // Hot CPU loops with run-time ISA dispatch (AVX2+FMA or portable). Multiply-adds fuse
+        // into FMAs except where a file turns contraction off (edges.c matches GLSL bit for bit).
         .target(name: "CKernels", path: "Sources/CKernels",
-                cSettings: [.unsafeFlags(["-O3", "-ffp-contract=fast"])]),
+                cSettings: [.unsafeFlags(["-O3", "-ffp-contract=fast-honor-pragmas"])]),
         .executableTarget(name: "ResourceEmbedder", path: "Sources/ResourceEmbedder"),
         .plugin(name: "EmbedResources", capability: .buildTool(),
                 dependencies: ["ResourceEmbedder"], path: "Plugins/EmbedResources"),

@@ -43,6 +43,24 @@ void gs_warp_bilinear_rows(const float *src, int src_width, int src_height, int 
                            const double *m, int origin_x, int origin_y,
                            float *dst, int width, int height, int row_begin, int row_end);
 
+/// The rectangle detector's box downscale of planar RGB (src_width x src_height per plane) by an
+/// integer scale into three width-wide channels c_k = Σ (w[3k] r + w[3k+1] g) + w[3k+2] b over
+/// each scale x scale block, / scale²; output rows [row_begin, row_end). DetectEdges' numerics.
+void gs_edge_downscale_rows(const float *rgb, int src_width, int src_height, int scale, const float *weights,
+                            float *c0, float *c1, float *c2, int width, int row_begin, int row_end);
+
+/// The rectangle detector's [1 4 6 4 1]/16 blur of a width-wide float plane, rows
+/// [row_begin, row_end): along rows (ends clamped), or along columns (height rows, top and
+/// bottom clamped; src and dst distinct). DetectEdges' numerics, bit for bit.
+void gs_edge_blur_rows(const float *src, float *dst, int width, int row_begin, int row_end);
+void gs_edge_blur_columns(const float *src, float *dst, int width, int height, int row_begin, int row_end);
+
+/// Sobel gradient of three width-wide float planes at rows [row_begin, row_end) (each 1 to
+/// height - 2) and columns 1 to width - 2: magnitude / 8 of the strongest channel (the first on
+/// ties) and its gradient / 8. DetectEdges' numerics, bit for bit.
+void gs_edge_sobel_rows(const float *c0, const float *c1, const float *c2, float *magnitude, float *gx, float *gy,
+                        int width, int row_begin, int row_end);
+
 /// Name of the instruction set the kernels dispatch to on this CPU ("avx2+fma" or "portable").
 const char *gs_cpu_kernel_isa(void);
 #endif

@@ -186,7 +186,7 @@ extension EdgeMap {
     /// Index of the pixel nearest to p, nil outside the map.
     @inline(__always)
     func index(_ p: Point) -> Int? {
-        let x = Int(p.x.rounded()), y = Int(p.y.rounded())
+        let x = nearestInt(p.x), y = nearestInt(p.y)
         guard x >= 0, y >= 0, x < width, y < height else { return nil }
         return y * width + x
     }

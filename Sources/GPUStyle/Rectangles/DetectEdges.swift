@@ -1,3 +1,4 @@
+import CKernels
 import Foundation
 
 /// Gradients and thin edges of the working-resolution image: the pixel-parallel front of the
@@ -73,32 +74,15 @@ enum DetectEdges {
     /// Each of `channelWeights`, averaged over scale x scale blocks, in one pass over the image.
     static func downscaledChannels(_ image: Image, scale: Int, width w: Int, height h: Int) -> [[Float]] {
         var luma = [Float](repeating: 0, count: w * h), redGreen = luma, greenBlue = luma
-        let plane = image.width * image.height
-        let norm = 1 / Float(scale * scale)
-        let (l, c1, c2) = (channelWeights[0], channelWeights[1], channelWeights[2])
+        let weights = channelWeights.flatMap { [$0.r, $0.g, $0.b] }
         image.rgb.withUnsafeBufferPointer { rgb in
             luma.withUnsafeMutableBufferPointer { luma in
                 redGreen.withUnsafeMutableBufferPointer { redGreen in
                     greenBlue.withUnsafeMutableBufferPointer { greenBlue in
                         ParallelFor.ranges(h, grain: 16) { rows in
-                            for y in rows {
-                                for x in 0..<w {
-                                    var s0: Float = 0, s1: Float = 0, s2: Float = 0
-                                    for dy in 0..<scale {
-                                        let row = (y * scale + dy) * image.width + x * scale
-                                        for dx in 0..<scale {
-                                            let i = row + dx
-                                            let r = rgb[i], g = rgb[plane + i], b = rgb[2 * plane + i]
-                                            s0 += (l.r * r + l.g * g) + l.b * b
-                                            s1 += (c1.r * r + c1.g * g) + c1.b * b
-                                            s2 += (c2.r * r + c2.g * g) + c2.b * b
-                                        }
-                                    }
-                                    luma[y * w + x] = s0 * norm
-                                    redGreen[y * w + x] = s1 * norm
-                                    greenBlue[y * w + x] = s2 * norm
-                                }
-                            }
+                            gs_edge_downscale_rows(rgb.baseAddress!, Int32(image.width), Int32(image.height), Int32(scale), weights,
+                                                   luma.baseAddress!, redGreen.baseAddress!, greenBlue.baseAddress!, Int32(w),
+                                                   Int32(rows.lowerBound), Int32(rows.upperBound))
                         }
                     }
                 }
@@ -107,34 +91,22 @@ enum DetectEdges {
         return [luma, redGreen, greenBlue]
     }
 
-    /// Separable [1 4 6 4 1]/16 blur (σ ≈ 1), borders clamped.
+    /// Separable [1 4 6 4 1]/16 blur (σ ≈ 1), borders clamped (C kernel, edges.c).
     static func gaussian5(_ input: [Float], width w: Int, height h: Int) -> [Float] {
         var temp = [Float](repeating: 0, count: w * h)
         var out = [Float](repeating: 0, count: w * h)
         input.withUnsafeBufferPointer { src in
             temp.withUnsafeMutableBufferPointer { tmp in
                 ParallelFor.ranges(h, grain: 32) { rows in
-                    for y in rows {
-                        let row = y * w
-                        for x in 0..<w {
-                            let a = src[row + max(x - 2, 0)], b = src[row + max(x - 1, 0)], c = src[row + x]
-                            let d = src[row + min(x + 1, w - 1)], e = src[row + min(x + 2, w - 1)]
-                            tmp[row + x] = (a + e + 4 * (b + d) + 6 * c) * (1 / 16)
-                        }
-                    }
+                    gs_edge_blur_rows(src.baseAddress!, tmp.baseAddress!, Int32(w), Int32(rows.lowerBound), Int32(rows.upperBound))
                 }
             }
         }
         temp.withUnsafeBufferPointer { tmp in
             out.withUnsafeMutableBufferPointer { dst in
                 ParallelFor.ranges(h, grain: 32) { rows in
-                    for y in rows {
-                        let r0 = max(y - 2, 0) * w, r1 = max(y - 1, 0) * w, r2 = y * w
-                        let r3 = min(y + 1, h - 1) * w, r4 = min(y + 2, h - 1) * w
-                        for x in 0..<w {
-                            dst[r2 + x] = (tmp[r0 + x] + tmp[r4 + x] + 4 * (tmp[r1 + x] + tmp[r3 + x]) + 6 * tmp[r2 + x]) * (1 / 16)
-                        }
-                    }
+                    gs_edge_blur_columns(tmp.baseAddress!, dst.baseAddress!, Int32(w), Int32(h),
+                                         Int32(rows.lowerBound), Int32(rows.upperBound))
                 }
             }
         }
@@ -142,8 +114,8 @@ enum DetectEdges {
     }
 
     /// Sobel of each blurred channel; each pixel keeps the gradient of the channel whose
-    /// magnitude is largest (the first one on ties). Rows in parallel; the three channels in one
-    /// pass, with selects rather than branches so the loop vectorises.
+    /// magnitude is largest (the first one on ties). Rows in parallel, eight pixels per vector
+    /// (C kernel, edges.c). The one-pixel border stays 0.
     static func sobel(_ channels: [[Float]], width w: Int, height h: Int, magnitude: inout [Float], gx: inout [Float], gy: inout [Float]) {
         precondition(channels.count == 3)
         channels[0].withUnsafeBufferPointer { c0 in
@@ -153,19 +125,9 @@ enum DetectEdges {
                         gx.withUnsafeMutableBufferPointer { gxOut in
                             gy.withUnsafeMutableBufferPointer { gyOut in
                                 ParallelFor.ranges(max(0, h - 2), grain: 16) { rows in
-                                    for y in (rows.lowerBound + 1)..<(rows.upperBound + 1) {
-                                        for x in 1..<max(1, w - 1) {
-                                            let i = y * w + x
-                                            var (m, dx, dy) = gradient(c0, i, w)
-                                            let (m1, dx1, dy1) = gradient(c1, i, w)
-                                            if m1 > m { m = m1; dx = dx1; dy = dy1 }
-                                            let (m2, dx2, dy2) = gradient(c2, i, w)
-                                            if m2 > m { m = m2; dx = dx2; dy = dy2 }
-                                            mag[i] = m
-                                            gxOut[i] = dx * (1 / 8)
-                                            gyOut[i] = dy * (1 / 8)
-                                        }
-                                    }
+                                    gs_edge_sobel_rows(c0.baseAddress!, c1.baseAddress!, c2.baseAddress!, mag.baseAddress!,
+                                                       gxOut.baseAddress!, gyOut.baseAddress!, Int32(w),
+                                                       Int32(rows.lowerBound + 1), Int32(rows.upperBound + 1))
                                 }
                             }
                         }
@@ -173,14 +135,6 @@ enum DetectEdges {
                 }
             }
         }
-    }
-
-    /// Sobel at pixel i: (magnitude / 8, dx, dy).
-    @inline(__always)
-    static func gradient(_ s: UnsafeBufferPointer<Float>, _ i: Int, _ w: Int) -> (Float, Float, Float) {
-        let dx = (s[i - w + 1] + 2 * s[i + 1] + s[i + w + 1]) - (s[i - w - 1] + 2 * s[i - 1] + s[i + w - 1])
-        let dy = (s[i + w - 1] + 2 * s[i + w] + s[i + w + 1]) - (s[i - w - 1] + 2 * s[i - w] + s[i - w + 1])
-        return ((dx * dx + dy * dy).squareRoot() * (1 / 8), dx, dy)
     }
 
     /// Low and high edge thresholds: a fixed floor (so flat or noisy images give few edges) and

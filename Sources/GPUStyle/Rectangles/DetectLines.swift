@@ -29,7 +29,7 @@ struct DetectedLine {
 
     /// Share of the segment between parameters t0 and t1 that has edge support.
     func coverage(_ t0: Double, _ t1: Double) -> Double {
-        let a = Int(min(t0, t1).rounded()) + tOffset, b = Int(max(t0, t1).rounded()) + tOffset
+        let a = nearestInt(min(t0, t1)) + tOffset, b = nearestInt(max(t0, t1)) + tOffset
         let lo = max(0, min(a, support.count - 1)), hi = max(0, min(b, support.count - 1))
         guard hi > lo else { return 0 }
         return Double(support[hi] - support[lo]) / Double(b - a)
@@ -223,12 +223,12 @@ enum DetectLines {
                     guard map.edges[i] >= map.strongThreshold, map.edges[i] > 0 else { continue }
                     var angle = atan2f(map.gy[i], map.gx[i])
                     if angle < 0 { angle += .pi }
-                    let center = Int((angle * Float(thetaBins) / .pi).rounded())
+                    let center = nearestInt(angle * Float(thetaBins) / .pi)
                     let fx = Float(x - x0), fy = Float(y - y0)
                     for d in -voteSpread...voteSpread {
                         var t = center + d
                         if t < 0 { t += thetaBins } else if t >= thetaBins { t -= thetaBins }
-                        let rho = Int((fx * cosines[t] + fy * sines[t]).rounded()) + diagonal
+                        let rho = nearestInt(fx * cosines[t] + fy * sines[t]) + diagonal
                         acc[t * rhoBins + rho] += 1
                     }
                 }
@@ -292,7 +292,7 @@ enum DetectLines {
         let reach = radius / max(abs(mostlyHorizontal ? n.y : n.x), 1e-9)
         for a in 0..<major {
             let center = base - slope * Double(a)
-            let lo = max(0, Int((center - reach).rounded(.up))), hi = min(minorLimit - 1, Int((center + reach).rounded(.down)))
+            let lo = max(0, ceilInt(center - reach)), hi = min(minorLimit - 1, floorInt(center + reach))
             guard lo <= hi else { continue }
             for b in lo...hi {
                 let (x, y) = mostlyHorizontal ? (a, b) : (b, a)
@@ -318,7 +318,7 @@ enum DetectLines {
             if step >= first && step <= last {
                 let p = line.point(at: Double(step))
                 for s in [-1.5, -1.0, -0.5, 0, 0.5, 1.0, 1.5] {
-                    let x = Int((p.x + n.x * s).rounded()), y = Int((p.y + n.y * s).rounded())
+                    let x = nearestInt(p.x + n.x * s), y = nearestInt(p.y + n.y * s)
                     guard x >= 0 && y >= 0 && x < w && y < h else { continue }
                     let i = y * w + x
                     guard map.edges[i] > 0 else { continue }
@@ -368,6 +368,6 @@ extension DetectLines {
             lo = max(lo, min(a, b))
             hi = min(hi, max(a, b))
         }
-        return (Int(lo.rounded(.up)), Int(hi.rounded(.down)))
+        return (ceilInt(lo), floorInt(hi))
     }
 }

@@ -19,8 +19,7 @@ enum DetectSegments {
         var length: Double { t1 - t0 }
     }
 
-    /// cos(2 × 22.5°): orientations are compared as doubled angles, so that opposite gradient
-    /// directions (the same edge with the contrast reversed along it) count as one orientation.
+    /// cos(2 × 22.5°): orientations are compared as doubled angles.
     static let doubledAngleTolerance = Float(cos(2 * 22.5 * Double.pi / 180))
 
     /// Pieces shorter than a side can still be joined into one (`merge`).
@@ -29,55 +28,50 @@ enum DetectSegments {
     static func find(_ map: EdgeMap, minimumLength: Double) -> [Segment] {
         let w = map.width, h = map.height
         guard w >= 3, h >= 3 else { return [] }
-        // Doubled-angle unit vectors of every edge pixel, computed once; pixels on the border
-        // (never edges: thinning skips them) start claimed, so neighbours need no bounds checks.
-        var angleC = [Float](repeating: 0, count: w * h), angleS = angleC
+        // Only edge pixels start unclaimed; the border never holds one (thinning skips it), so
+        // neighbours need no bounds checks.
         var claimed = [Bool](repeating: true, count: w * h)
+        var segments: [Segment] = []
+        var region: [Int] = []
+        let neighbours = [-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1]
         map.edges.withUnsafeBufferPointer { edges in
             map.gx.withUnsafeBufferPointer { gx in
                 map.gy.withUnsafeBufferPointer { gy in
-                    for y in 1..<(h - 1) {
-                        for x in 1..<(w - 1) {
-                            let i = y * w + x
-                            guard edges[i] > 0 else { continue }
-                            let m2 = gx[i] * gx[i] + gy[i] * gy[i]
-                            guard m2 > 0 else { continue }
-                            angleC[i] = (gx[i] * gx[i] - gy[i] * gy[i]) / m2
-                            angleS[i] = 2 * gx[i] * gy[i] / m2
-                            claimed[i] = false
+                    claimed.withUnsafeMutableBufferPointer { claimed in
+                        let seeds = strongestFirst(edges, width: w, height: h)
+                        for i in seeds { claimed[i] = false }
+                        // (cos 2φ, sin 2φ) of the gradient angle φ: opposite gradient directions
+                        // (the same edge with the contrast reversed along it) are one orientation.
+                        func doubled(_ i: Int) -> (Float, Float) {
+                            let x = gx[i], y = gy[i]
+                            let m2 = max(x * x + y * y, .leastNormalMagnitude)
+                            return ((x * x - y * y) / m2, 2 * x * y / m2)
                         }
-                    }
-                }
-            }
-        }
-        let neighbours = [-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1]
-        var segments: [Segment] = []
-        var region: [Int] = []
-        claimed.withUnsafeMutableBufferPointer { claimed in
-            angleC.withUnsafeBufferPointer { angleC in
-                angleS.withUnsafeBufferPointer { angleS in
-                    for seed in strongestFirst(map) where !claimed[seed] {
-                        claimed[seed] = true
-                        region.removeAll(keepingCapacity: true)
-                        region.append(seed)
-                        var sumC = angleC[seed], sumS = angleS[seed]
-                        var next = 0
-                        while next < region.count {
-                            let i = region[next]
-                            next += 1
-                            let limit = doubledAngleTolerance * (sumC * sumC + sumS * sumS).squareRoot()
-                            for offset in neighbours {
-                                let j = i + offset
-                                guard !claimed[j], angleC[j] * sumC + angleS[j] * sumS >= limit else { continue }
-                                claimed[j] = true
-                                region.append(j)
-                                sumC += angleC[j]
-                                sumS += angleS[j]
+                        for seed in seeds where !claimed[seed] {
+                            claimed[seed] = true
+                            region.removeAll(keepingCapacity: true)
+                            region.append(seed)
+                            var (sumC, sumS) = doubled(seed)
+                            var next = 0
+                            while next < region.count {
+                                let i = region[next]
+                                next += 1
+                                let limit = doubledAngleTolerance * (sumC * sumC + sumS * sumS).squareRoot()
+                                for offset in neighbours {
+                                    let j = i + offset
+                                    guard !claimed[j] else { continue }
+                                    let (c, s) = doubled(j)
+                                    guard c * sumC + s * sumS >= limit else { continue }
+                                    claimed[j] = true
+                                    region.append(j)
+                                    sumC += c
+                                    sumS += s
+                                }
                             }
+                            guard Double(region.count) >= minimumPiece, let segment = fit(region, width: w),
+                                  segment.length >= minimumPiece else { continue }
+                            segments.append(segment)
                         }
-                        guard Double(region.count) >= minimumPiece, let segment = fit(region, width: w),
-                              segment.length >= minimumPiece else { continue }
-                        segments.append(segment)
                     }
                 }
             }
@@ -85,26 +79,31 @@ enum DetectSegments {
         return merge(segments).filter { $0.length >= minimumLength }
     }
 
-    /// The edge pixels, strongest first: a counting sort over 1024 magnitude bins (as LSD
-    /// orders its seeds), in scan order within a bin.
-    static func strongestFirst(_ map: EdgeMap) -> [Int] {
-        let bins = 1024
-        return map.edges.withUnsafeBufferPointer { edges in
-            let top = edges.max() ?? 0
-            guard top > 0 else { return [] }
-            let toBin = Float(bins - 1) / top
-            var counts = [Int](repeating: 0, count: bins + 1)
-            for e in edges where e > 0 { counts[bins - 1 - Int(e * toBin)] += 1 }
-            var start = 0
-            for b in 0..<bins { let c = counts[b]; counts[b] = start; start += c }
-            var pixels = [Int](repeating: 0, count: start)
-            for i in 0..<edges.count where edges[i] > 0 {
-                let b = bins - 1 - Int(edges[i] * toBin)
-                pixels[counts[b]] = i
-                counts[b] += 1
+    /// The edge pixels off the border, strongest first: a counting sort over 1024 magnitude bins
+    /// (as LSD orders its seeds), in scan order within a bin.
+    static func strongestFirst(_ edges: UnsafeBufferPointer<Float>, width w: Int, height h: Int) -> [Int] {
+        var pixels: [Int] = []
+        var top: Float = 0
+        for y in 1..<(h - 1) {
+            for x in 1..<(w - 1) where edges[y * w + x] > 0 {
+                pixels.append(y * w + x)
+                top = max(top, edges[y * w + x])
             }
-            return pixels
         }
+        guard top > 0 else { return [] }
+        let bins = 1024
+        let toBin = Float(bins - 1) / top
+        var counts = [Int](repeating: 0, count: bins + 1)
+        for i in pixels { counts[bins - 1 - Int(edges[i] * toBin)] += 1 }
+        var start = 0
+        for b in 0..<bins { let c = counts[b]; counts[b] = start; start += c }
+        var sorted = [Int](repeating: 0, count: pixels.count)
+        for i in pixels {
+            let b = bins - 1 - Int(edges[i] * toBin)
+            sorted[counts[b]] = i
+            counts[b] += 1
+        }
+        return sorted
     }
 
     static func fit(_ region: [Int], width w: Int) -> Segment? {
