@@ -76,6 +76,28 @@ final class RectangleDetectionTests: XCTestCase {
         XCTAssertGreaterThan(found.confidence, 0.8)
     }
 
+    /// All observations (limit 0) on a busy scene: picks that grow and refine into the same
+    /// outline are reported once (this scene gave 41 observations, 86 near-duplicate pairs), and
+    /// the single best one is among them.
+    func testAllObservationsAreDistinct() throws {
+        let folder = Fixtures.root.appendingPathComponent("rectangles")
+        let image = try ImageIO.read(path: folder.appendingPathComponent("030.jpg").path)
+        var options = RectangleDetectionOptions()
+        options.maximumObservations = 0
+        let all = try RectangleDetector().detect(image, options: options)
+        let best = try XCTUnwrap(try RectangleDetector().detect(image).first)
+        XCTAssertFalse(all.isEmpty)
+        let tolerance = 0.05 * Double(min(image.width, image.height))
+        for i in all.indices {
+            for j in all.indices where j < i {
+                let same = zip(all[i].quad.corners, all[j].quad.corners).allSatisfy { $0.distance(to: $1) < tolerance }
+                XCTAssertFalse(same, "observations \(j) and \(i) are the same outline")
+            }
+        }
+        XCTAssertTrue(all.contains { zip($0.quad.corners, best.quad.corners).allSatisfy { $0.distance(to: $1) < 0.5 } },
+                      "the single best observation is among all of them")
+    }
+
     func testNothingOnAPlainTexture() throws {
         let image = SyntheticScene.render(width: 640, height: 480, quad: nil)
         XCTAssertTrue(try RectangleDetector().detect(image).isEmpty)

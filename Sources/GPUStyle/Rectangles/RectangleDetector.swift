@@ -58,7 +58,7 @@ public final class RectangleDetector {
         let candidates = groupLines.flatMap { DetectQuads.run($0, map: map, options: options) } + completed.flatMap { $0 }
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide, map: map)
         let radius = max(2.5, 1.5 * Double(map.scale))
-        return chosen.map { candidate in
+        let refined: [RectangleObservation] = chosen.map { candidate in
             let outlined = DetectBands.pushOut(candidate, map: map, options: options)
             guard let grown = DetectFrames.grow(outlined, map: map, options: options) else { return outlined }
             return DetectBands.pushOut(grown, map: map, options: options)
@@ -70,6 +70,15 @@ public final class RectangleDetector {
             guard Double(confidence) >= options.minimumConfidence else { return nil }
             return RectangleObservation(quad: quad, confidence: confidence)
         }
+        // Different picks often grow and refine into the same outline; report it once.
+        let tolerance = 0.05 * Double(min(image.width, image.height))
+        var distinct: [RectangleObservation] = []
+        for observation in refined where !distinct.contains(where: { other in
+            zip(other.quad.corners, observation.quad.corners).allSatisfy { $0.distance(to: $1) < tolerance }
+        }) {
+            distinct.append(observation)
+        }
+        return distinct
     }
 
     /// Best candidates first; among nearly equal scores the larger quad wins (a picture's frame
