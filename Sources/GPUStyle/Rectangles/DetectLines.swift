@@ -126,9 +126,18 @@ enum DetectLines {
     static func groups(_ map: EdgeMap, minimumVotes: Int) -> Groups {
         let regions = votingRegions(width: map.width, height: map.height)
         var peakLists = [[Peak]](repeating: [], count: regions.count)
+        var segments: [DetectSegments.Segment] = []
+        // The segments (one sequential task, the longest) run beside the regions' votes; task 0
+        // so that it gets a chunk of its own.
         peakLists.withUnsafeMutableBufferPointer { lists in
-            ParallelFor.ranges(regions.count) { range in
-                for k in range { lists[k] = peaks(map, minimumVotes: minimumVotes, region: regions[k]) }
+            ParallelFor.ranges(regions.count + 1) { range in
+                for task in range {
+                    if task == 0 {
+                        segments = DetectSegments.find(map, minimumLength: Double(minimumVotes))
+                    } else {
+                        lists[task - 1] = peaks(map, minimumVotes: minimumVotes, region: regions[task - 1])
+                    }
+                }
             }
         }
         let refitted = refitLikely(peakLists, map)
@@ -156,7 +165,7 @@ enum DetectLines {
             }
             groups.members.append(members)
         }
-        groups.segments = DetectSegments.find(map, minimumLength: Double(minimumVotes))
+        groups.segments = segments
         addSegmentGroup(&groups)
         groups.lines.withUnsafeMutableBufferPointer { lines in
             ParallelFor.ranges(lines.count, grain: 4) { range in
