@@ -17,6 +17,8 @@ enum DetectBands {
     /// The outer edge's share of the side. 0.5 found one more held-out picture per 60, but moved
     /// sudoku.png's bottom side out to the line under the grid.
     static let minimumCoverage = 0.6
+    /// The outer edge's share of a side whose band has the width the other sides' bands have.
+    static let sameWidthCoverage = 0.45
 
     static func pushOut(_ candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions) -> QuadCandidate {
         let corners = candidate.quad.corners
@@ -24,19 +26,36 @@ enum DetectBands {
         let reach = max(3, maximumBand * sides.min()!)
         var lines: [DetectedLine] = []
         var coverage = candidate.coverage
-        var moved = false
+        var offsets = [Double?](repeating: nil, count: 4)
+        var polarities = [Double](repeating: 0, count: 4)
         for i in 0..<4 {
             let a = corners[i], b = corners[(i + 1) % 4]
-            let polarity = DetectBands.polarity(from: a, to: b, map: map)
-            if polarity != 0, let (outer, cov) = nextBand(from: a, to: b, polarity: -polarity, reach: reach, map: map) {
-                lines.append(outer)
-                coverage[i] = cov
-                moved = true
+            polarities[i] = DetectBands.polarity(from: a, to: b, map: map)
+            if polarities[i] != 0, let found = nextBand(from: a, to: b, polarity: -polarities[i], reach: reach, map: map) {
+                lines.append(found.line)
+                coverage[i] = found.coverage
+                offsets[i] = found.offset
             } else {
                 lines.append(lineThrough(a, b))
             }
         }
-        guard moved else { return candidate }
+        let widths = offsets.compactMap { $0 }
+        guard !widths.isEmpty else { return candidate }
+        // A moulding has one width all round: once two sides found their band, a side that did
+        // not looks again at about that width (0.6-1.6x, perspective) and accepts a fainter outer
+        // edge there (a dark frame's outer edge against a busy wall keeps about half its pixels).
+        if widths.count >= 2 {
+            let first = max(1, (0.6 * widths.min()!).rounded(.down)), last = min(reach, 1.6 * widths.max()! + 1)
+            for i in 0..<4 where offsets[i] == nil && polarities[i] != 0 {
+                let a = corners[i], b = corners[(i + 1) % 4]
+                if let found = nextBand(from: a, to: b, polarity: -polarities[i], reach: last, map: map, from: first,
+                                        minimum: sameWidthCoverage) {
+                    lines[i] = found.line
+                    coverage[i] = found.coverage
+                    offsets[i] = found.offset
+                }
+            }
+        }
         var grown: [Point] = []
         for i in 0..<4 {
             guard let p = lines[(i + 3) % 4].intersection(lines[i]) else { return candidate }
@@ -78,9 +97,10 @@ enum DetectBands {
 
     /// The nearest edge outside a→b, nearly parallel to it and of the given polarity, covering at
     /// least `minimumCoverage` of the side; refitted to its own pixels.
-    static func nextBand(from a: Point, to b: Point, polarity: Double, reach: Double, map: EdgeMap) -> (DetectedLine, Double)? {
+    static func nextBand(from a: Point, to b: Point, polarity: Double, reach: Double, map: EdgeMap,
+                         from first: Double = 1, minimum: Double = minimumCoverage) -> (line: DetectedLine, coverage: Double, offset: Double)? {
         let n = outward(a, b)
-        var offset = 1.0
+        var offset = first
         while offset <= reach {
             for tilt in [0.0, -0.03, 0.03] {
                 // Tilting pivots the probe about the side's midpoint: perspective narrows a band
@@ -89,12 +109,12 @@ enum DetectBands {
                 let mid = a + half + n * offset
                 let p0 = mid - half + n * (tilt * a.distance(to: b) * 0.5)
                 let p1 = mid + half - n * (tilt * a.distance(to: b) * 0.5)
-                let cov = map.coverage(from: p0, to: p1, across: n, minimum: minimumCoverage) { agrees(map, $0, n, polarity) }
-                if cov >= minimumCoverage {
+                let cov = map.coverage(from: p0, to: p1, across: n, minimum: minimum) { agrees(map, $0, n, polarity) }
+                if cov >= minimum {
                     // Text or picture detail between the two edges: not a frame, and no edge
                     // farther out is one either.
                     guard isPlain(from: a, to: b, normal: n, depth: offset, map: map) else { return nil }
-                    return (fit(lineThrough(p0, p1), polarity: polarity, map: map), cov)
+                    return (fit(lineThrough(p0, p1), polarity: polarity, map: map), cov, offset)
                 }
             }
             offset += 1
