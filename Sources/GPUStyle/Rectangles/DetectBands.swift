@@ -52,7 +52,6 @@ enum DetectBands {
                                         minimum: sameWidthCoverage) {
                     lines[i] = found.line
                     coverage[i] = found.coverage
-                    offsets[i] = found.offset
                 }
             }
         }
@@ -160,9 +159,7 @@ enum DetectBands {
     /// An edge pixel whose gradient is within 22.5° of ±n and points along n·polarity.
     @inline(__always)
     static func agrees(_ map: EdgeMap, _ i: Int, _ n: Point, _ polarity: Double) -> Bool {
-        guard map.edges[i] > 0 else { return false }
-        let g = Double(map.gx[i]) * n.x + Double(map.gy[i]) * n.y
-        return g * polarity > 0 && DetectEdges.alignment(map, i, n) >= cos(22.5 * .pi / 180)
+        map.runsAlong(i, normal: n) && (Double(map.gx[i]) * n.x + Double(map.gy[i]) * n.y) * polarity > 0
     }
 
     /// Calls `body` at 1-px steps along a→b, skipping 8% at each end (rounded frame corners,

@@ -32,7 +32,6 @@ struct EdgeMap {
 }
 
 enum DetectEdges {
-    /// Longest side of the working image: detection works at this size, refinement at full size.
     /// Most pixels detection works on: the image is box-downscaled by the smallest integer factor
     /// that brings it within this budget (refinement then works at full size). 640x360: a
     /// 1280x720 photo at half size, 640x480 at half size (the live pipeline's 10 Hz budget),
@@ -190,5 +189,26 @@ enum DetectEdges {
         let m = Double(map.magnitude[i])
         guard m > 0 else { return 0 }
         return abs(Double(map.gx[i]) * n.x + Double(map.gy[i]) * n.y) / m
+    }
+
+    /// cos 22.5°: how far an edge pixel's gradient may turn from a line's normal (either sign)
+    /// and still count as running along the line. A literal (the double nearest cos(π/8), what
+    /// `cos(22.5 * .pi / 180)` gives) so per-pixel checks need no lazy global initialisation.
+    static let alongCosine = 0.9238795325112867
+}
+
+extension EdgeMap {
+    /// Whether pixel i is an edge pixel running along a line with unit normal n.
+    @inline(__always)
+    func runsAlong(_ i: Int, normal n: Point) -> Bool {
+        edges[i] > 0 && DetectEdges.alignment(self, i, n) >= DetectEdges.alongCosine
+    }
+
+    /// `coverage` of the segment p0→p1 by edge pixels running along it.
+    @inline(__always)
+    func sideCoverage(from p0: Point, to p1: Point, minimum: Double) -> Double {
+        let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9))
+        let n = Point(x: -d.y, y: d.x)
+        return coverage(from: p0, to: p1, across: n, minimum: minimum) { runsAlong($0, normal: n) }
     }
 }

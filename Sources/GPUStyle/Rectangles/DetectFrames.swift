@@ -62,7 +62,7 @@ enum DetectFrames {
                 let mid = (start + end) * 0.5
                 let half = a.distance(to: b) / 2
                 let p0 = mid - dir * half, p1 = mid + dir * half
-                let cov = coverage(from: p0, to: p1, map: map)
+                let cov = map.sideCoverage(from: p0, to: p1, minimum: minimumCoverage)
                 if cov >= minimumCoverage {
                     let normal = Point(x: -dir.y, y: dir.x)
                     let theta = atan2(normal.y, normal.x)
@@ -73,16 +73,5 @@ enum DetectFrames {
             offset += 1
         }
         return nil
-    }
-
-    /// Share of side p0→p1 with an edge pixel running along it (gradient within 22.5° of the
-    /// side's normal), as `EdgeMap.coverage` measures it.
-    static func coverage(from p0: Point, to p1: Point, map: EdgeMap) -> Double {
-        let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9))
-        let n = Point(x: -d.y, y: d.x)
-        let cosLimit = cos(22.5 * .pi / 180)
-        return map.coverage(from: p0, to: p1, across: n, minimum: minimumCoverage) {
-            map.edges[$0] > 0 && DetectEdges.alignment(map, $0, n) >= cosLimit
-        }
     }
 }

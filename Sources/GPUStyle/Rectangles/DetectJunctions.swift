@@ -12,20 +12,17 @@ enum DetectJunctions {
     /// line (0: every corner an L, 1: every side runs on).
     static func overshoot(_ quad: Quad, map: EdgeMap) -> Double {
         let c = quad.corners
-        let cosLimit = cos(22.5 * .pi / 180)
         var total = 0.0
         for i in 0..<4 {
             let a = c[i], b = c[(i + 1) % 4]
             let length = a.distance(to: b)
             guard length > 1 else { continue }
-            let d = (b - a) * (1 / length), n = Point(x: -d.y, y: d.x)
+            let d = (b - a) * (1 / length)
             let reach = max(6, reachShare * length)
             for (from, direction) in [(b, d), (a, d * -1)] {
                 // Start 2 px past the corner: the other side's own edge pixels sit at the corner.
                 let p0 = from + direction * 2, p1 = from + direction * (2 + reach)
-                total += map.coverage(from: p0, to: p1, across: n, minimum: 0) {
-                    map.edges[$0] > 0 && DetectEdges.alignment(map, $0, n) >= cosLimit
-                }
+                total += map.sideCoverage(from: p0, to: p1, minimum: 0)
             }
         }
         return total / 8

@@ -55,11 +55,16 @@ struct LineMoments {
         sx += other.sx; sy += other.sy; sxx += other.sxx; syy += other.syy; sxy += other.sxy; n += other.n
     }
 
+    /// Mean and scatter matrix (cxx, cyy, cxy) of the points.
+    private var centred: (mx: Double, my: Double, cxx: Double, cyy: Double, cxy: Double) {
+        let mx = sx / n, my = sy / n
+        return (mx, my, sxx / n - mx * mx, syy / n - my * my, sxy / n - mx * my)
+    }
+
     /// Root-mean-square distance of the points from their fitted line.
     var spread: Double {
         guard n > 0 else { return 0 }
-        let mx = sx / n, my = sy / n
-        let cxx = sxx / n - mx * mx, cyy = syy / n - my * my, cxy = sxy / n - mx * my
+        let (_, _, cxx, cyy, cxy) = centred
         let half = 0.5 * (cxx - cyy)
         return max(0, 0.5 * (cxx + cyy) - (half * half + cxy * cxy).squareRoot()).squareRoot()
     }
@@ -68,8 +73,7 @@ struct LineMoments {
     /// nil with fewer than 8 points.
     func line(facing reference: DetectedLine, votes: Int) -> DetectedLine? {
         guard n >= 8 else { return nil }
-        let mx = sx / n, my = sy / n
-        let cxx = sxx / n - mx * mx, cyy = syy / n - my * my, cxy = sxy / n - mx * my
+        let (mx, my, cxx, cyy, cxy) = centred
         // The normal is the eigenvector of the smaller eigenvalue of the scatter matrix.
         let angle = 0.5 * atan2(2 * cxy, cxx - cyy)  // direction of the larger eigenvalue
         var theta = angle + .pi / 2
@@ -121,6 +125,15 @@ enum DetectLines {
         var members: [[Int]] = []
         /// Edge segments, longest first (`DetectSegments`).
         var segments: [DetectSegments.Segment] = []
+
+        /// Index of `line` in `lines`, appended unless an existing one is the same line
+        /// (neighbouring peaks and segments often converge on one edge, and duplicates would
+        /// only multiply the quad hypotheses).
+        mutating func index(of line: DetectedLine) -> Int {
+            if let same = lines.firstIndex(where: { DetectLines.isSame($0, line) }) { return same }
+            lines.append(line)
+            return lines.count - 1
+        }
     }
 
     static func groups(_ map: EdgeMap, minimumVotes: Int) -> Groups {
@@ -150,15 +163,7 @@ enum DetectLines {
                 if let known = lineOfPeak[peak.key] {
                     index = known
                 } else {
-                    let line = refitted[peak.key] ?? refine(DetectLines.line(of: peak), map)
-                    // Neighbouring peaks often converge on the same edge once refitted, and
-                    // duplicates would only multiply the quad hypotheses.
-                    if let same = groups.lines.firstIndex(where: { isSame($0, line) }) {
-                        index = same
-                    } else {
-                        groups.lines.append(line)
-                        index = groups.lines.count - 1
-                    }
+                    index = groups.index(of: refitted[peak.key] ?? refine(DetectLines.line(of: peak), map))
                     lineOfPeak[peak.key] = index
                 }
                 if !members.contains(index) { members.append(index) }
@@ -293,7 +298,6 @@ enum DetectLines {
     static func forEachSupportingPixel(_ line: DetectedLine, _ map: EdgeMap, radius: Double, _ body: (Double, Double) -> Void) {
         let n = line.normal
         let w = map.width, h = map.height
-        let cosLimit = cos(22.5 * .pi / 180)
         let mostlyHorizontal = abs(n.y) >= abs(n.x)
         let major = mostlyHorizontal ? w : h, minorLimit = mostlyHorizontal ? h : w
         let slope = mostlyHorizontal ? n.x / n.y : n.y / n.x
@@ -305,9 +309,7 @@ enum DetectLines {
             guard lo <= hi else { continue }
             for b in lo...hi {
                 let (x, y) = mostlyHorizontal ? (a, b) : (b, a)
-                let i = y * w + x
-                guard map.edges[i] > 0 else { continue }
-                if DetectEdges.alignment(map, i, n) >= cosLimit { body(Double(x), Double(y)) }
+                if map.runsAlong(y * w + x, normal: n) { body(Double(x), Double(y)) }
             }
         }
     }
@@ -318,7 +320,6 @@ enum DetectLines {
         let w = map.width, h = map.height
         let span = Int(Double(w + h))
         let n = line.normal
-        let cosLimit = cos(22.5 * .pi / 180)
         var prefix = [Int32](repeating: 0, count: 2 * span + 2)
         var running: Int32 = 0
         let (first, last) = visibleRange(line, width: w, height: h, span: span)
@@ -329,9 +330,7 @@ enum DetectLines {
                 for s in [-1.5, -1.0, -0.5, 0, 0.5, 1.0, 1.5] {
                     let x = nearestInt(p.x + n.x * s), y = nearestInt(p.y + n.y * s)
                     guard x >= 0 && y >= 0 && x < w && y < h else { continue }
-                    let i = y * w + x
-                    guard map.edges[i] > 0 else { continue }
-                    if DetectEdges.alignment(map, i, n) >= cosLimit { hit = true; break }
+                    if map.runsAlong(y * w + x, normal: n) { hit = true; break }
                 }
             }
             if hit { running += 1 }
@@ -352,13 +351,7 @@ extension DetectLines {
     static func addSegmentGroup(_ groups: inout Groups) {
         var members: [Int] = []
         for segment in groups.segments.prefix(segmentGroupLines) {
-            let index: Int
-            if let same = groups.lines.firstIndex(where: { isSame($0, segment.line) }) {
-                index = same
-            } else {
-                groups.lines.append(segment.line)
-                index = groups.lines.count - 1
-            }
+            let index = groups.index(of: segment.line)
             if !members.contains(index) { members.append(index) }
         }
         groups.members.append(members)

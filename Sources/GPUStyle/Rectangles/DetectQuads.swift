@@ -133,6 +133,11 @@ enum DetectQuads {
 }
 
 extension Quad {
+    /// Whether every corner lies within `distance` of the other quad's corresponding corner.
+    func isNear(_ other: Quad, within distance: Double) -> Bool {
+        zip(corners, other.corners).allSatisfy { $0.distance(to: $1) < distance }
+    }
+
     /// Whether p lies inside the (convex) quad or within `tolerance` pixels outside it.
     func contains(_ p: Point, tolerance: Double) -> Bool {
         let c = corners, orientation: Double = area >= 0 ? 1 : -1

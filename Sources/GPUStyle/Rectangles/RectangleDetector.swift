@@ -73,9 +73,7 @@ public final class RectangleDetector {
         // Different picks often grow and refine into the same outline; report it once.
         let tolerance = 0.05 * Double(min(image.width, image.height))
         var distinct: [RectangleObservation] = []
-        for observation in refined where !distinct.contains(where: { other in
-            zip(other.quad.corners, observation.quad.corners).allSatisfy { $0.distance(to: $1) < tolerance }
-        }) {
+        for observation in refined where !distinct.contains(where: { $0.quad.isNear(observation.quad, within: tolerance) }) {
             distinct.append(observation)
         }
         return distinct
@@ -96,10 +94,7 @@ public final class RectangleDetector {
         for candidate in ranked {
             if limit > 0 && chosen.count >= limit { break }
             let candidate = outermost(candidate, among: ranked)
-            let duplicate = chosen.contains { other in
-                zip(other.quad.corners, candidate.quad.corners).allSatisfy { $0.distance(to: $1) < 0.05 * shortSide }
-            }
-            if !duplicate { chosen.append(candidate) }
+            if !chosen.contains(where: { $0.quad.isNear(candidate.quad, within: 0.05 * shortSide) }) { chosen.append(candidate) }
         }
         return chosen.sorted { $0.score > $1.score }
     }
