@@ -13,7 +13,8 @@ import Foundation
 /// only the ends of the other sides' support reveal (`DetectCompletion`) → the best quads,
 /// ranked down where their sides run on past the corners (`DetectJunctions`), each moved out to
 /// a well-supported quad enclosing it (`outermost`) → each side stepped out across its frame's
-/// band (`DetectBands`) and the quad grown to a frame around it (`DetectFrames`) → sub-pixel
+/// band (`DetectBands`), the quad grown to a frame around it (`DetectFrames`), and a side still
+/// on a frame's inner edge moved out to where the wall begins (`DetectStuckSides`) → sub-pixel
 /// corners from gradient-peak profiles across each side at full resolution and a robust line
 /// fit (`DetectRefine`).
 public final class RectangleDetector {
@@ -59,9 +60,10 @@ public final class RectangleDetector {
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide, map: map)
         let radius = max(2.5, 1.5 * Double(map.scale))
         let refined: [RectangleObservation] = chosen.map { candidate in
-            let outlined = DetectBands.pushOut(candidate, map: map, options: options)
-            guard let grown = DetectFrames.grow(outlined, map: map, options: options) else { return outlined }
-            return DetectBands.pushOut(grown, map: map, options: options)
+            let outlined = DetectBands.pushOut(candidate, map: map, options: options, image: image)
+            let framed = DetectFrames.grow(outlined, map: map, options: options)
+                .map { DetectBands.pushOut($0, map: map, options: options, image: image) } ?? outlined
+            return DetectStuckSides.run(framed, map: map, options: options, image: image)
         }.compactMap { candidate in
             let coarse = Quad(topLeft: map.toImage(candidate.quad.topLeft), topRight: map.toImage(candidate.quad.topRight),
                               bottomRight: map.toImage(candidate.quad.bottomRight), bottomLeft: map.toImage(candidate.quad.bottomLeft))
