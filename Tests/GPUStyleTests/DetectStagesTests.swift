@@ -45,12 +45,66 @@ final class DetectStagesTests: XCTestCase {
         }
         let detector = RectangleDetector()
         let photo = candidate(15, coverage: 1.0), matte = candidate(0, coverage: 0.95), faint = candidate(0, coverage: 0.8)
-        XCTAssertEqual(detector.outermost(photo, among: [photo, matte]).quad.area, matte.quad.area)
-        XCTAssertEqual(detector.outermost(photo, among: [photo, faint]).quad.area, photo.quad.area)
+        func outermost(among candidates: [QuadCandidate]) -> QuadCandidate {
+            var pool = CandidatePool(candidates, map: nil)
+            return detector.outermost(photo, among: &pool)
+        }
+        XCTAssertEqual(outermost(among: [photo, matte]).quad.area, matte.quad.area)
+        XCTAssertEqual(outermost(among: [photo, faint]).quad.area, photo.quad.area)
         // More than twice the area is another object, not this picture's outline.
         let far = QuadCandidate(quad: Quad(topLeft: Point(x: 0, y: 0), topRight: Point(x: 400, y: 0),
                                            bottomRight: Point(x: 400, y: 350), bottomLeft: Point(x: 0, y: 350)),
                                 lines: [0, 1, 2, 3], coverage: [1, 1, 1, 1])
-        XCTAssertEqual(detector.outermost(photo, among: [photo, far]).quad.area, photo.quad.area)
+        XCTAssertEqual(outermost(among: [photo, far]).quad.area, photo.quad.area)
+    }
+
+    /// `select` measures the junction term lazily; its picks must be those of ranking every
+    /// candidate first (stable order by rank, near-duplicates skipped). The candidates: a real
+    /// scene's (several hundred, many nearly equal), and a drawn picture with 150 rectangles cut
+    /// out of it, fully covered, whose order changes once their sides' running on past the corners
+    /// is measured (a version that ranked only the first batches picks differently).
+    func testLazySelectionPicksWhatAFullRankingPicks() throws {
+        let image = try ImageIO.read(path: Fixtures.root.appendingPathComponent("rectangles/003.jpg").path)
+        let sceneMap = DetectEdges.run(image)
+        let groups = DetectLines.groups(sceneMap, minimumVotes: 22)
+        let sceneCandidates = groups.members.flatMap { members in
+            DetectQuads.run(members.map { groups.lines[$0] }, map: sceneMap, options: RectangleDetectionOptions())
+        }
+        XCTAssertGreaterThan(sceneCandidates.count, 100)
+
+        let (drawnMap, _, c) = stages()
+        func at(_ u: Double, _ v: Double) -> Point {
+            let top = c[0] + (c[1] - c[0]) * u, bottom = c[3] + (c[2] - c[3]) * u
+            return top + (bottom - top) * v
+        }
+        var drawn = [QuadCandidate(quad: Quad(topLeft: c[0], topRight: c[1], bottomRight: c[2], bottomLeft: c[3]),
+                                   lines: [], coverage: [0.9, 0.9, 0.9, 0.9])]
+        for k in 0..<150 {
+            let u = 0.55 + 0.003 * Double(k), v = 0.9 - 0.002 * Double(k)
+            drawn.append(QuadCandidate(quad: Quad(topLeft: c[0], topRight: at(u, 0), bottomRight: at(u, v), bottomLeft: at(0, v)),
+                                       lines: [], coverage: [1, 1, 1, 1]))
+        }
+
+        let detector = RectangleDetector()
+        for (candidates, map) in [(sceneCandidates, sceneMap), (drawn, drawnMap)] {
+            let shortSide = Double(min(map.width, map.height))
+            var measured = candidates
+            for k in measured.indices { measured[k].overshoot = DetectJunctions.overshoot(measured[k].quad, map: map) }
+            var pool = CandidatePool(measured, map: nil)
+            let ranked = measured.sorted { detector.rank($0) > detector.rank($1) }
+            for limit in [1, 2, 5] {
+                var expected: [QuadCandidate] = []
+                for candidate in ranked where expected.count < limit {
+                    let pick = detector.outermost(candidate, among: &pool)
+                    if !expected.contains(where: { $0.quad.isNear(pick.quad, within: 0.05 * shortSide) }) { expected.append(pick) }
+                }
+                expected.sort { $0.score > $1.score }
+                let chosen = detector.select(candidates, limit: limit, shortSide: shortSide, map: map)
+                XCTAssertEqual(chosen.count, expected.count, "limit \(limit)")
+                for (found, truth) in zip(chosen, expected) {
+                    XCTAssertTrue(found.quad.isNear(truth.quad, within: 1e-9), "limit \(limit): \(found.quad) vs \(truth.quad)")
+                }
+            }
+        }
     }
 }
