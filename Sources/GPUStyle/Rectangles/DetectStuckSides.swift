@@ -9,7 +9,8 @@ import Foundation
 /// like the strips just inside the other sides, not like the wall just outside them
 /// (`SideStrips`). It then moves out to the nearest parallel edge beyond which the strip looks
 /// like the wall. Measured on six held-out generator seeds (360 pictures), after the band
-/// colour check: 306 -> 312 found, no false positives.
+/// colour check: 300 -> 307 found, no false positives. On two seeds made afterwards, the two
+/// checks together: 44 -> 45 and 45 -> 47 of 60.
 enum DetectStuckSides {
     /// The strips compared, in working pixels from the side (a dark frame's moulding is about 4).
     static let stripNear = 1.5
