@@ -10,22 +10,11 @@ final class DetectBandsTests: XCTestCase {
     static let band = 16.0
 
     static func render() -> Image {
-        let (w, h) = (640, 480)
-        var rgb = [Float](repeating: 0, count: 3 * w * h)
         let o = outer
-        for y in 0..<h {
-            for x in 0..<w {
-                let px = Double(x), py = Double(y)
-                let inOuter = px >= o.x0 && px < o.x1 && py >= o.y0 && py < o.y1
-                let inInner = px >= o.x0 + band && px < o.x1 - band && py >= o.y0 + band && py < o.y1 - band
-                // Right of the frame, over its lower half, the wall is as dark as the moulding.
-                let hidden = px >= o.x1 && py >= (o.y0 + o.y1) / 2
-                let wall: Float = hidden ? 0.2 : 0.7
-                let value: Float = inInner ? 0.95 : (inOuter ? 0.2 : wall)
-                for c in 0..<3 { rgb[(c * h + y) * w + x] = value }
-            }
+        // Right of the frame, over its lower half, the wall is as dark as the moulding.
+        return DrawnFrame.render(outer: o, band: band, matte: (0.95, 0.95, 0.95), moulding: (0.2, 0.2, 0.2)) { x, y in
+            x >= o.x1 && y >= (o.y0 + o.y1) / 2 ? (0.2, 0.2, 0.2) : (0.7, 0.7, 0.7)
         }
-        return Image(width: w, height: h, rgb: rgb, alpha: nil)
     }
 
     func testEveryBandOfOneWidthIsCrossed() throws {

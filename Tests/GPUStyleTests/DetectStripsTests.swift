@@ -10,22 +10,9 @@ final class DetectStripsTests: XCTestCase {
 
     /// `seam`: a darker vertical stripe of wall (x range) right of the frame, like a panel seam.
     static func render(band: Double, seam: Range<Double>? = nil) -> Image {
-        let (w, h) = (640, 480)
-        var rgb = [Float](repeating: 0, count: 3 * w * h)
-        let o = outer
-        for y in 0..<h {
-            for x in 0..<w {
-                let px = Double(x), py = Double(y)
-                let inOuter = px >= o.x0 && px < o.x1 && py >= o.y0 && py < o.y1
-                let inInner = px >= o.x0 + band && px < o.x1 - band && py >= o.y0 + band && py < o.y1 - band
-                let wall: (Float, Float, Float) = seam?.contains(px) == true ? (0.45, 0.42, 0.38) : (0.75, 0.72, 0.66)
-                let value: (Float, Float, Float) = inInner ? (0.93, 0.92, 0.9) : (inOuter ? (0.25, 0.16, 0.1) : wall)
-                rgb[y * w + x] = value.0
-                rgb[(h + y) * w + x] = value.1
-                rgb[(2 * h + y) * w + x] = value.2
-            }
+        DrawnFrame.render(outer: outer, band: band, matte: (0.93, 0.92, 0.9), moulding: (0.25, 0.16, 0.1)) { x, _ in
+            seam?.contains(x) == true ? (0.45, 0.42, 0.38) : (0.75, 0.72, 0.66)
         }
-        return Image(width: w, height: h, rgb: rgb, alpha: nil)
     }
 
     /// A clockwise quad through image-pixel rectangle bounds, in working coordinates.
