@@ -121,26 +121,14 @@ enum DetectBands {
     static func nextBand(from a: Point, to b: Point, polarity: Double, reach: Double, map: EdgeMap,
                          from first: Double = 1, minimum: Double = minimumCoverage) -> (line: DetectedLine, coverage: Double, offset: Double)? {
         let n = outward(a, b)
-        var offset = first
-        while offset <= reach {
-            for tilt in [0.0, -0.03, 0.03] {
-                // Tilting pivots the probe about the side's midpoint: perspective narrows a band
-                // along the side.
-                let half = (b - a) * 0.5
-                let mid = a + half + n * offset
-                let p0 = mid - half + n * (tilt * a.distance(to: b) * 0.5)
-                let p1 = mid + half - n * (tilt * a.distance(to: b) * 0.5)
-                let cov = map.coverage(from: p0, to: p1, across: n, minimum: minimum) { agrees(map, $0, n, polarity) }
-                if cov >= minimum {
-                    // Text or picture detail between the two edges: not a frame, and no edge
-                    // farther out is one either.
-                    guard isPlain(from: a, to: b, normal: n, depth: offset, map: map) else { return nil }
-                    return (fit(lineThrough(p0, p1), polarity: polarity, map: map), cov, offset)
-                }
-            }
-            offset += 1
+        let found = OutwardProbe.first(from: a, to: b, offsets: first, through: reach, minimum: minimum, map: map,
+                                       accepts: { agrees(map, $0, n, polarity) }) { probe in
+            // Text or picture detail between the two edges: not a frame, and no edge farther out
+            // is one either.
+            isPlain(from: a, to: b, normal: n, depth: probe.offset, map: map) ? .take : .stop
         }
-        return nil
+        guard let found else { return nil }
+        return (fit(lineThrough(found.p0, found.p1), polarity: polarity, map: map), found.coverage, found.offset)
     }
 
     /// Whether the strip between side a→b and the edge `depth` px outside it is plain, like a

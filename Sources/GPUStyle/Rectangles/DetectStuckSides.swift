@@ -52,25 +52,14 @@ enum DetectStuckSides {
     static func outline(outside corners: [Point], side i: Int, maximumOffset: Double,
                         around: (inside: [MeanColour], outside: [MeanColour]), map: EdgeMap, image: Image) -> DetectedLine? {
         let a = corners[i], b = corners[(i + 1) % 4], n = DetectBands.outward(a, b)
-        let half = (b - a) * 0.5, length = a.distance(to: b)
-        var offset = 2.0
-        while offset <= maximumOffset {
-            for tilt in [0.0, -0.03, 0.03] {
-                // Tilting pivots the probe about the side's midpoint (perspective).
-                let mid = a + half + n * offset
-                let p0 = mid - half + n * (tilt * length * 0.5), p1 = mid + half - n * (tilt * length * 0.5)
-                let coverage = map.coverage(from: p0, to: p1, across: n, minimum: minimumCoverage) { map.runsAlong($0, normal: n) }
-                guard coverage >= minimumCoverage else { continue }
-                var probe = corners
-                probe[i] = p0
-                probe[(i + 1) % 4] = p1
-                if let wall = SideStrips.mean(probe, side: i, from: stripNear, to: stripFar, map: map, image: image),
-                   SideStrips.looksLikeOutside(wall, inside: around.inside, outside: around.outside) {
-                    return DetectLines.refine(DetectBands.lineThrough(p0, p1), map)
-                }
-            }
-            offset += 1
+        let found = OutwardProbe.first(from: a, to: b, offsets: 2, through: maximumOffset, minimum: minimumCoverage, map: map,
+                                       accepts: { map.runsAlong($0, normal: n) }) { probe in
+            var moved = corners
+            moved[i] = probe.p0
+            moved[(i + 1) % 4] = probe.p1
+            guard let wall = SideStrips.mean(moved, side: i, from: stripNear, to: stripFar, map: map, image: image) else { return .skip }
+            return SideStrips.looksLikeOutside(wall, inside: around.inside, outside: around.outside) ? .take : .skip
         }
-        return nil
+        return found.map { DetectLines.refine(DetectBands.lineThrough($0.p0, $0.p1), map) }
     }
 }
