@@ -62,15 +62,23 @@ struct DetectCommand: ParsableCommand {
     @Option(help: "Also write the photo with the rectangles drawn on it to this PNG.")
     var overlay: String?
 
+    @Option(help: ArgumentHelp("Also write what the detector saw (lines, quad candidates, picks) to this JSON file.",
+                               discussion: "tools/diagnose_rectangles.py reads it to tell where a missed rectangle was lost."))
+    var trace: String?
+
     @Argument(help: "Photo (PNG or JPEG), or - for stdin.")
     var input: String
 
     func run() throws {
-        if let overlay { try OutputPath.checkWritable(overlay) }
+        for path in [overlay, trace].compactMap({ $0 }) { try OutputPath.checkWritable(path) }
         let image = try ImageIO.read(path: input)
         let start = MonotonicClock.seconds()
-        let observations = try RectangleDetector().detect(image, options: rectangle.options)
+        let detector = RectangleDetector()
+        let (observations, seen) = trace == nil
+            ? (try detector.detect(image, options: rectangle.options), nil)
+            : try detector.detectTraced(image, options: rectangle.options)
         let seconds = MonotonicClock.seconds() - start
+        if let trace, let seen { try seen.write(to: trace) }
         if json {
             print(DetectionReport.json(observations, width: image.width, height: image.height, seconds: seconds))
         } else {

@@ -47,4 +47,53 @@ final class DetectCLITests: XCTestCase {
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
         }
     }
+
+    /// `--trace` shows the found quad's way: its sides among the lines, a candidate and the pick
+    /// matching it, the lines in image pixels.
+    func testTraceShowsWhereTheFoundQuadCameFrom() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gpustyle-trace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tracePath = folder.appendingPathComponent("trace.json").path
+        let result = try TestProcess.gpustyle(["detect", "--json", "--trace", tracePath, scene])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let output = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let found = try XCTUnwrap((output["observations"] as? [[String: Any]])?.first?["corners"] as? [String: [Double]])
+        let quad = ["topLeft", "topRight", "bottomRight", "bottomLeft"].map { Point(x: found[$0]![0], y: found[$0]![1]) }
+        let trace = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tracePath)))
+            as? [String: Any])
+        let scale = try XCTUnwrap(trace["scale"] as? Int)
+        XCTAssertEqual(scale, 2, "1280x720 is detected at half size")
+        let lines = try XCTUnwrap(trace["lines"] as? [[Double]])
+        for k in 0..<4 {
+            let a = quad[k], b = quad[(k + 1) % 4]
+            XCTAssertTrue(lines.contains { l in [a, b].allSatisfy { abs($0.x * cos(l[0]) + $0.y * sin(l[0]) - l[1]) < 2.0 * Double(scale) } },
+                          "side \(k) of the observation is on a traced line")
+        }
+        XCTAssertFalse((try XCTUnwrap(trace["groups"] as? [[Int]])).isEmpty)
+        func near(_ item: [String: Any]) -> Bool {
+            guard let corners = item["corners"] as? [[Double]], corners.count == 4 else { return false }
+            let points = corners.map { Point(x: $0[0], y: $0[1]) }
+            return (0..<4).contains { r in (0..<4).allSatisfy { points[($0 + r) % 4].distance(to: quad[$0]) < 10 } }
+        }
+        XCTAssertTrue((try XCTUnwrap(trace["candidates"] as? [[String: Any]])).contains(where: near))
+        XCTAssertTrue(near(try XCTUnwrap((trace["picks"] as? [[String: Any]])?.first)))
+
+        let unwritable = try TestProcess.gpustyle(["detect", "--trace", "/nonexistent-folder/trace.json", scene])
+        XCTAssertEqual(unwritable.status, 2, unwritable.stderr)
+        XCTAssertEqual(unwritable.stderr.split(separator: "\n").count, 1, unwritable.stderr)
+    }
+
+    /// The traced lines are the working-map lines moved to image pixels.
+    func testTracedLinesAreInImagePixels() {
+        let line = DetectedLine(theta: 0.7, rho: 123.4, votes: 0)
+        for scale in [1, 2, 3] {
+            let traced = DetectionTrace.imageLine(line, scale: scale)
+            let map = EdgeMap(width: 1, height: 1, scale: scale, magnitude: [0], gx: [0], gy: [0], edges: [0], strongThreshold: 0)
+            for t in [-50.0, 0, 80] {
+                let p = map.toImage(line.point(at: t))
+                XCTAssertEqual(p.x * cos(traced.theta) + p.y * sin(traced.theta), traced.rho, accuracy: 1e-9, "scale \(scale)")
+            }
+        }
+    }
 }

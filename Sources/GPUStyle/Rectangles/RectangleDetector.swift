@@ -40,8 +40,20 @@ public final class RectangleDetector {
 
     /// Observations sorted by confidence, best first, at most `options.maximumObservations`.
     public func detect(_ image: Image, options: RectangleDetectionOptions = RectangleDetectionOptions()) throws -> [RectangleObservation] {
+        try run(image, options: options, tracing: false).observations
+    }
+
+    /// `detect`, and what the detector saw on the way (`DetectionTrace`).
+    public func detectTraced(_ image: Image, options: RectangleDetectionOptions = RectangleDetectionOptions()) throws
+        -> (observations: [RectangleObservation], trace: DetectionTrace) {
+        let (observations, trace) = try run(image, options: options, tracing: true)
+        return (observations, trace ?? DetectionTrace())
+    }
+
+    func run(_ image: Image, options: RectangleDetectionOptions, tracing: Bool) throws
+        -> (observations: [RectangleObservation], trace: DetectionTrace?) {
         try RectangleDetector.validate(options)
-        guard image.width >= 16, image.height >= 16 else { return [] }
+        guard image.width >= 16, image.height >= 16 else { return ([], nil) }
         let map = try edgeStage.run(image)
         let shortSide = Double(min(map.width, map.height))
         let minimumVotes = max(10, Int(0.3 * max(8, options.minimumSize * shortSide)))
@@ -58,6 +70,11 @@ public final class RectangleDetector {
         }
         let candidates = groupLines.flatMap { DetectQuads.run($0, map: map, options: options) } + completed.flatMap { $0 }
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide, map: map)
+        var trace: DetectionTrace?
+        if tracing {
+            trace = DetectionTrace(map: map, groups: groups, candidates: candidates)
+            trace?.picks = chosen.map { DetectionTrace.candidate($0, map: map) }
+        }
         let radius = max(2.5, 1.5 * Double(map.scale))
         let refined: [RectangleObservation] = chosen.map { candidate in
             let outlined = DetectBands.pushOut(candidate, map: map, options: options, image: image)
@@ -78,7 +95,7 @@ public final class RectangleDetector {
         for observation in refined where !distinct.contains(where: { $0.quad.isNear(observation.quad, within: tolerance) }) {
             distinct.append(observation)
         }
-        return distinct
+        return (distinct, trace)
     }
 
     /// Best candidates first; among nearly equal scores the larger quad wins (a picture's frame
