@@ -115,8 +115,8 @@ public final class RectangleDetector {
             pool.measure(Array(byBound[measuredCount..<next]))
             measuredCount = next
             let ceiling = measuredCount < byBound.count ? bounds[byBound[measuredCount]] : -Double.infinity
-            let ranks = byBound[..<measuredCount].map { ($0, rank(pool.candidates[$0])) }
-            let ranked = ranks.filter { $0.1 > ceiling }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.map(\.0)
+            let settled = byBound[..<measuredCount].filter { rank(pool.candidates[$0]) > ceiling }
+            let ranked = inRankOrder(settled, of: pool.candidates)
             var chosen: [QuadCandidate] = []
             for k in ranked {
                 if limit > 0 && chosen.count >= limit { break }
@@ -143,18 +143,17 @@ public final class RectangleDetector {
         var current = candidate
         for _ in 0..<4 {
             let area = current.quad.area
-            var enclosing: [(index: Int, candidate: QuadCandidate)] = []
+            var enclosing: [Int] = []
             for k in 0..<pool.count {
                 let other = pool.candidates[k]
                 guard other.score >= max(0.92, current.score - 0.08), other.quad.area > 1.03 * area, other.quad.area <= 2 * area,
                       current.quad.corners.allSatisfy({ other.quad.contains($0, tolerance: 0.5) }) else { continue }
-                let measured = pool.measured(k)
-                if measured.overshoot <= current.overshoot + 0.1 { enclosing.append((k, measured)) }
+                if pool.measured(k).overshoot <= current.overshoot + 0.1 { enclosing.append(k) }
             }
-            let inRankOrder = enclosing.map { ($0, rank($0.candidate)) }
-                .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0.index < $1.0.index }.map(\.0.candidate)
-            guard let best = inRankOrder.max(by: { $0.score < $1.score }) else { break }
-            current = best
+            // max(by:) keeps the first of equals: the higher ranked.
+            guard let best = inRankOrder(enclosing, of: pool.candidates).max(by: { pool.candidates[$0].score < pool.candidates[$1].score })
+            else { break }
+            current = pool.candidates[best]
         }
         return current
     }
@@ -166,6 +165,13 @@ public final class RectangleDetector {
     /// 43 -> 44 and 43 -> 45 found with weight 0.4 (0.1-0.8 alike, 1.5 worse), nothing lost.
     func rank(_ c: QuadCandidate) -> Double {
         bound(c) - 0.4 * c.overshoot
+    }
+
+    /// The given candidates' indices, highest `rank` first, ties in index order (the candidates'
+    /// overshoot must be measured).
+    func inRankOrder(_ indices: [Int], of candidates: [QuadCandidate]) -> [Int] {
+        let ranks = indices.map { rank(candidates[$0]) }
+        return indices.indices.sorted { ranks[$0] != ranks[$1] ? ranks[$0] > ranks[$1] : indices[$0] < indices[$1] }.map { indices[$0] }
     }
 
     /// The rank before the junction term, which can only lower it.
