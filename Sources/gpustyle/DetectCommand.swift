@@ -69,6 +69,11 @@ struct DetectCommand: ParsableCommand {
     @Argument(help: "Photo (PNG or JPEG), or - for stdin.")
     var input: String
 
+    func validate() throws {
+        // The observations go to stdout, so the trace cannot.
+        if let trace, trace.isEmpty || trace == "-" { throw ValidationError("--trace needs a file name") }
+    }
+
     func run() throws {
         for path in [overlay, trace].compactMap({ $0 }) { try OutputPath.checkWritable(path) }
         let image = try ImageIO.read(path: input)
