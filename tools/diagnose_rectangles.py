@@ -5,8 +5,8 @@
         [--tolerance 10] [--line-tolerance 2.5] [--json]
 
 For every positive scene of each folder (as written by tools/make_rectangle_scenes.py) that
-`gpustyle detect` does not find (all four corners within --tolerance px, any starting corner),
-runs `gpustyle detect --trace` and classifies the miss by the first stage that lost it:
+`gpustyle detect` does not find (as tools/evaluate_rectangles.py scores it: the best assignment
+of corners, every one within --tolerance px), runs `gpustyle detect --trace` and classifies the miss by the first stage that lost it:
 
   side-not-found   a true side is near none of the detector's lines (its line never made a
                    Hough or segment shortlist); the sides are listed
@@ -31,17 +31,16 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evaluate_rectangles as ev  # noqa: E402
+
 CLASSES = ["side-not-found", "no-common-group", "no-candidate", "outranked", "refinement"]
 SIDES = ["top", "right", "bottom", "left"]
 
 
 def matches(corners, truth, tolerance):
-    """All four corners within tolerance, for some choice of starting corner (either winding)."""
-    for order in (corners, corners[::-1]):
-        for r in range(4):
-            if all(math.dist(order[(k + r) % 4], truth[k]) <= tolerance for k in range(4)):
-                return True
-    return False
+    """Scored as detected by tools/evaluate_rectangles.py."""
+    return max(ev.match(corners, truth)[0]) <= tolerance
 
 
 def lines_near(side, lines, tolerance):
@@ -74,13 +73,9 @@ def detect(gpustyle, image, trace_path):
     run = subprocess.run([gpustyle, "detect", "--json", "--trace", trace_path, image], capture_output=True, text=True)
     if run.returncode not in (0, 1):
         raise RuntimeError(f"{image}: gpustyle exited {run.returncode}: {run.stderr.strip()}")
-    observations = json.loads(run.stdout)["observations"]
+    found, _, _ = ev.parse_output(run.stdout)
     with open(trace_path) as f:
         trace = json.load(f)
-    found = None
-    if observations:
-        c = observations[0]["corners"]
-        found = [c["topLeft"], c["topRight"], c["bottomRight"], c["bottomLeft"]]
     return found, trace
 
 
@@ -104,7 +99,7 @@ def main():
                     scenes += 1
                     try:
                         found, trace = detect(args.gpustyle, os.path.join(folder, scene["file"]), trace_path)
-                    except (OSError, RuntimeError, ValueError, KeyError) as error:
+                    except (OSError, RuntimeError, ValueError, KeyError, ev.DetectorError) as error:
                         print(f"error: {error}", file=sys.stderr)
                         return 2
                     if found and matches(found, scene["quad"], args.tolerance):
