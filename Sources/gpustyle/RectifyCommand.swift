@@ -94,7 +94,7 @@ struct RectifyCommand: ParsableCommand {
             throw ValidationError("--quad coordinates must be finite numbers; got '\(text)'")
         }
         let p = (0..<4).map { Point(x: values[2 * $0], y: values[2 * $0 + 1]) }
-        let quad = Quad(topLeft: p[0], topRight: p[1], bottomRight: p[2], bottomLeft: p[3])
+        let quad = Quad(corners: p)
         do {
             try quad.validateForWarp()
         } catch {

@@ -75,7 +75,7 @@ enum DetectBands {
             grown.append(p)
         }
         guard DetectQuads.isConvex(grown), DetectQuads.passesGeometry(grown, options: options) else { return candidate }
-        let quad = Quad(topLeft: grown[0], topRight: grown[1], bottomRight: grown[2], bottomLeft: grown[3])
+        let quad = Quad(corners: grown)
         guard quad.area >= candidate.quad.area else { return candidate }
         return QuadCandidate(quad: quad, lines: candidate.lines, coverage: coverage)
     }

@@ -40,7 +40,7 @@ enum DetectFrames {
             corners.append(p)
         }
         guard DetectQuads.isConvex(corners) else { return nil }
-        let quad = Quad(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2], bottomLeft: corners[3])
+        let quad = Quad(corners: corners)
         guard quad.area > candidate.quad.area, DetectQuads.passesGeometry(corners, options: options) else { return nil }
         return QuadCandidate(quad: quad, lines: candidate.lines, coverage: coverage)
     }

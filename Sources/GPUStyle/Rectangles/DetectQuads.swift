@@ -104,7 +104,7 @@ enum DetectQuads {
             coverage.append(cov)
         }
         guard coverage.reduce(0, +) / 4 >= minimumMeanCoverage else { return nil }
-        let quad = Quad(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2], bottomLeft: corners[3])
+        let quad = Quad(corners: corners)
         return QuadCandidate(quad: quad, lines: sideLines, coverage: coverage)
     }
 

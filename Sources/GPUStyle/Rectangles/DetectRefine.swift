@@ -31,7 +31,7 @@ enum DetectRefine {
             }
             refined.append(p)
         }
-        return Quad(topLeft: refined[0], topRight: refined[1], bottomRight: refined[2], bottomLeft: refined[3])
+        return Quad(corners: refined)
     }
 
     static func unit(_ p: Point) -> Point { p * (1 / max(p.length, 1e-12)) }

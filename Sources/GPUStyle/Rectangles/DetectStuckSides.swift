@@ -43,7 +43,7 @@ enum DetectStuckSides {
             moved = true
         }
         guard moved else { return candidate }
-        return QuadCandidate(quad: Quad(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2], bottomLeft: corners[3]),
+        return QuadCandidate(quad: Quad(corners: corners),
                              lines: candidate.lines, coverage: candidate.coverage)
     }
 

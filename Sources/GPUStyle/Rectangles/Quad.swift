@@ -31,6 +31,12 @@ public struct Quad: Sendable, Equatable, CustomStringConvertible {
         self.bottomLeft = bottomLeft
     }
 
+    /// From `corners` in the order top-left, top-right, bottom-right, bottom-left.
+    public init(corners c: [Point]) {
+        precondition(c.count == 4, "a quad has 4 corners")
+        self.init(topLeft: c[0], topRight: c[1], bottomRight: c[2], bottomLeft: c[3])
+    }
+
     public var corners: [Point] { [topLeft, topRight, bottomRight, bottomLeft] }
 
     public var description: String { corners.map(\.description).joined(separator: " ") }
@@ -59,7 +65,7 @@ public struct Quad: Sendable, Equatable, CustomStringConvertible {
         if area < 0 { c = [c[0], c[3], c[2], c[1]] }
         let start = (0..<4).min { c[$0].x + c[$0].y < c[$1].x + c[$1].y }!
         let r = (0..<4).map { c[(start + $0) % 4] }
-        return Quad(topLeft: r[0], topRight: r[1], bottomRight: r[2], bottomLeft: r[3])
+        return Quad(corners: r)
     }
 }
 

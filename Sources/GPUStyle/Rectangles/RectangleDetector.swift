@@ -82,8 +82,7 @@ public final class RectangleDetector {
                 .map { DetectBands.pushOut($0, map: map, options: options, image: image) } ?? outlined
             return DetectStuckSides.run(framed, map: map, options: options, image: image)
         }.compactMap { candidate in
-            let coarse = Quad(topLeft: map.toImage(candidate.quad.topLeft), topRight: map.toImage(candidate.quad.topRight),
-                              bottomRight: map.toImage(candidate.quad.bottomRight), bottomLeft: map.toImage(candidate.quad.bottomLeft))
+            let coarse = Quad(corners: candidate.quad.corners.map(map.toImage))
             let quad = DetectRefine.run(coarse, image: image, searchRadius: radius).canonicalized()
             let confidence = Float(min(1, max(0, candidate.score)))
             guard Double(confidence) >= options.minimumConfidence else { return nil }
