@@ -30,11 +30,12 @@ public struct DetectionTrace: Sendable {
 
     init() {}
 
-    init(map: EdgeMap, groups: DetectLines.Groups, candidates: [QuadCandidate]) {
+    init(map: EdgeMap, groups: DetectLines.Groups, candidates: [QuadCandidate], picks: [QuadCandidate]) {
         scale = map.scale
         lines = groups.lines.map { Self.imageLine($0, scale: map.scale) }
         self.groups = groups.members
         self.candidates = candidates.map { Self.candidate($0, map: map) }
+        self.picks = picks.map { Self.candidate($0, map: map) }
     }
 
     /// A working-map line in image pixels: working x = (X + 0.5) / s - 0.5 (`EdgeMap.toImage`),
@@ -44,7 +45,7 @@ public struct DetectionTrace: Sendable {
         return Line(theta: line.theta, rho: s * line.rho + (s - 1) * (line.cosTheta + line.sinTheta) / 2)
     }
 
-    static func candidate(_ c: QuadCandidate, map: EdgeMap) -> Candidate {
+    private static func candidate(_ c: QuadCandidate, map: EdgeMap) -> Candidate {
         Candidate(corners: c.quad.corners.map { map.toImage($0) }, coverage: c.coverage, score: c.score)
     }
 

@@ -70,11 +70,7 @@ public final class RectangleDetector {
         }
         let candidates = groupLines.flatMap { DetectQuads.run($0, map: map, options: options) } + completed.flatMap { $0 }
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide, map: map)
-        var trace: DetectionTrace?
-        if tracing {
-            trace = DetectionTrace(map: map, groups: groups, candidates: candidates)
-            trace?.picks = chosen.map { DetectionTrace.candidate($0, map: map) }
-        }
+        let trace = tracing ? DetectionTrace(map: map, groups: groups, candidates: candidates, picks: chosen) : nil
         let radius = max(2.5, 1.5 * Double(map.scale))
         let refined: [RectangleObservation] = chosen.map { candidate in
             let outlined = DetectBands.pushOut(candidate, map: map, options: options, image: image)
