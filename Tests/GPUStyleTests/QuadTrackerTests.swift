@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import GPUStyle
 
-/// The N-point homography fit that the live tracker rests on.
+/// The N-point homography fits (plain and robust) that the live tracker rests on.
 final class QuadTrackerTests: XCTestCase {
     // MARK: N-point homography
 
@@ -90,5 +90,30 @@ final class QuadTrackerTests: XCTestCase {
         XCTAssertNil(Homography.leastSquares(from: three, to: three))
         let same = [Point](repeating: Point(x: 5, y: 5), count: 6)
         XCTAssertNil(Homography.leastSquares(from: same, to: same))
+    }
+
+    func testRobustFitIgnoresGrossOutliers() throws {
+        let h = Self.knownMatrix
+        var random = SeededRandom(seed: 3)
+        let source = Self.scatter(120, seed: 5)
+        var destination = source.map { h.apply($0) + Self.gaussian(&random, sigma: 0.2) }
+        // 40% of the pairs point anywhere (an occluder, a look-alike, a lost track).
+        var outliers = Set<Int>()
+        for i in stride(from: 0, to: 120, by: 5) {
+            for j in [i, i + 2] {
+                outliers.insert(j)
+                destination[j] = destination[j] + Point(x: Double(random.index(below: 80)) - 40, y: 5 + Double(random.index(below: 40)))
+            }
+        }
+        var sampler = SeededRandom(seed: 1)
+        let fit = try XCTUnwrap(RobustHomography.fit(from: source, to: destination,
+                                                     settings: .init(threshold: 1, maximumIterations: 500), random: &sampler))
+        XCTAssertLessThan(Self.mappingError(fit.homography, h), 0.2)
+        for i in 0..<120 {
+            XCTAssertEqual(fit.inliers[i], !outliers.contains(i), "pair \(i)")
+        }
+        // The plain least-squares fit on the same pairs is far off: the outliers do matter.
+        let plain = try XCTUnwrap(Homography.leastSquares(from: source, to: destination))
+        XCTAssertGreaterThan(Self.mappingError(plain, h), 5)
     }
 }
