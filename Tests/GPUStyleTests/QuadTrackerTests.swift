@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 @testable import GPUStyle
 
-/// The N-point homography fits (plain and robust) that the live tracker rests on.
+/// `QuadTracker` on synthetic video with known motion (`TrackingScene`), and the homography
+/// fitting it rests on.
 final class QuadTrackerTests: XCTestCase {
     // MARK: N-point homography
 
@@ -115,5 +116,179 @@ final class QuadTrackerTests: XCTestCase {
         // The plain least-squares fit on the same pairs is far off: the outliers do matter.
         let plain = try XCTUnwrap(Homography.leastSquares(from: source, to: destination))
         XCTAssertGreaterThan(Self.mappingError(plain, h), 5)
+    }
+
+    // MARK: tracking
+
+    /// A 30-frame trajectory: translation, rotation, growth and a changing tilt. `size` scales
+    /// it for frames larger than 640×480.
+    static func trajectory(_ scene: TrackingScene, _ t: Double, size: Double = 1) -> Homography {
+        scene.placement(cx: (300 + 3 * t) * size, cy: (240 - 1.5 * t + 8 * sin(t / 4)) * size,
+                        scale: 0.5 * size * (1 + 0.008 * t), degrees: 0.4 * t, px: 2.5e-4 * sin(t / 6),
+                        py: -1.5e-4 * t / 30)
+    }
+
+    /// Auto-exposure at work: the whole frame brightens and darkens by up to 10%.
+    static func exposure(_ t: Int) -> Float { 1 + 0.1 * Float(sin(Double(t) / 3)) }
+
+    /// Tracks `frames` frames of `trajectory` and returns the worst corner error.
+    func trackTrajectory(_ scene: TrackingScene, frames: Int, size: Double, limit: Double) throws -> Double {
+        let tracker = QuadTracker()
+        var previousTruth = scene.quad(Self.trajectory(scene, 0, size: size))
+        tracker.reset(to: previousTruth, in: try scene.frame(Self.trajectory(scene, 0, size: size)))
+        XCTAssertEqual(tracker.quad, previousTruth)
+        var worst = 0.0
+        for t in 1...frames {
+            let placement = Self.trajectory(scene, Double(t), size: size)
+            let truth = scene.quad(placement)
+            let result = try XCTUnwrap(tracker.track(try scene.frame(placement, exposure: Self.exposure(t))),
+                                       "frame \(t): \(String(describing: tracker.lastFailure))")
+            let error = TrackingScene.cornerError(result.quad, truth)
+            worst = max(worst, error)
+            XCTAssertLessThan(error, limit, "frame \(t)")
+            XCTAssertEqual(tracker.quad, result.quad)
+            XCTAssertEqual(tracker.motion, result.motion)
+            // The motion is the scene's: it carries the true previous quad to the true new one.
+            let carried = Quad(corners: previousTruth.corners.map { result.motion.apply($0) })
+            XCTAssertLessThan(TrackingScene.cornerError(carried, truth), limit, "frame \(t): motion")
+            previousTruth = truth
+        }
+        return worst
+    }
+
+    func testTracksMovingPictureWithinOnePixel() throws {
+        let worst = try trackTrajectory(try TrackingScene(), frames: 30, size: 1, limit: 1)
+        print("QuadTracker 640x480: worst corner error over 30 frames \(worst) px")
+    }
+
+    /// 1280×720: the working image is reduced 3× (not 2×), so a working pixel is 3 frame pixels;
+    /// the same motion, twice as large, is still tracked within a frame pixel.
+    func testTracksMovingPictureAt720p() throws {
+        let worst = try trackTrajectory(try TrackingScene(width: 1280, height: 720), frames: 15, size: 2, limit: 1)
+        print("QuadTracker 1280x720: worst corner error over 15 frames \(worst) px")
+    }
+
+    /// A shaking camera: the picture jumps 60 frame pixels (30 working pixels) one way, then
+    /// back, frame after frame. Needs the fourth pyramid level.
+    func testFollowsFastShake() throws {
+        let scene = try TrackingScene()
+        let placement = { (t: Int) in
+            scene.placement(cx: 250 + 60 * Double(t % 2), cy: 240 - 18 * Double(t % 2), scale: 0.5, degrees: 2 * Double(t % 2))
+        }
+        let tracker = QuadTracker()
+        tracker.reset(to: scene.quad(placement(0)), in: try scene.frame(placement(0)))
+        for t in 1...6 {
+            let result = try XCTUnwrap(tracker.track(try scene.frame(placement(t))),
+                                       "frame \(t): \(String(describing: tracker.lastFailure))")
+            XCTAssertLessThan(TrackingScene.cornerError(result.quad, scene.quad(placement(t))), 1, "frame \(t)")
+        }
+    }
+
+    func testTracksThroughMovingOccluder() throws {
+        let scene = try TrackingScene()
+        let cat = try TrackingScene.fixture("photos/chelsea.png")
+        // A cat photo (130×98) crossing the picture left to right and a little down, faster
+        // than the picture: about a fifth of it is hidden at a time.
+        let occluder = { (t: Int) in Homography.translation(130 + 9 * Double(t), 150 + 2 * Double(t)) }
+        let tracker = QuadTracker()
+        tracker.reset(to: scene.quad(Self.trajectory(scene, 0)),
+                      in: try scene.frame(Self.trajectory(scene, 0), occluders: [(cat, occluder(0))]))
+        var worst = 0.0, rejected = 0, outliers = 0
+        for t in 1...30 {
+            let placement = Self.trajectory(scene, Double(t))
+            let truth = scene.quad(placement)
+            let result = try XCTUnwrap(tracker.track(try scene.frame(placement, occluders: [(cat, occluder(t))])),
+                                       "frame \(t): \(String(describing: tracker.lastFailure))")
+            let error = TrackingScene.cornerError(result.quad, truth)
+            worst = max(worst, error)
+            rejected += tracker.lastPointCount - tracker.lastInlierCount
+            outliers += tracker.lastTrackedCount - tracker.lastInlierCount
+            XCTAssertLessThan(error, 1.0, "frame \(t)")
+        }
+        // The occluder did cost points: lost by the forward-backward and correlation checks, and
+        // tracked consistently (with the cat) but rejected by the robust fit.
+        XCTAssertGreaterThan(rejected, 20)
+        XCTAssertGreaterThan(outliers, 5)
+        print("QuadTracker: occluder: worst corner error \(worst) px, \(rejected) points rejected, \(outliers) by the fit")
+    }
+
+    func testFailsWhenPictureIsReplaced() throws {
+        let scene = try TrackingScene()
+        let sudoku = try TrackingScene.sudoku()
+        for moving in [true, false] {
+            let placement = { (t: Int) in moving ? Self.trajectory(scene, Double(t)) : Self.trajectory(scene, 0) }
+            let tracker = QuadTracker()
+            tracker.reset(to: scene.quad(placement(0)), in: try scene.frame(placement(0)))
+            for t in 1...5 {
+                XCTAssertNotNil(tracker.track(try scene.frame(placement(t))), "moving \(moving), frame \(t)")
+            }
+            // The same quad now holds an unrelated picture.
+            let result = tracker.track(try scene.frame(placement(6), content: sudoku))
+            XCTAssertNil(result, "moving \(moving): tracked into unrelated content: \(String(describing: result?.quad))")
+            XCTAssertNil(tracker.quad)
+            XCTAssertNil(tracker.motion)
+            XCTAssertTrue([.tooFewPoints, .tooFewInliers, .noConsistentMotion].contains(tracker.lastFailure),
+                          "moving \(moving): \(String(describing: tracker.lastFailure))")
+            // Nothing to track until the next reset.
+            XCTAssertNil(tracker.track(try scene.frame(placement(7))))
+        }
+    }
+
+    func testFailsWhenPictureLeavesFrame() throws {
+        let scene = try TrackingScene()
+        let placement = { (t: Int) in scene.placement(cx: 320 + 12 * Double(t), cy: 240 + Double(t), scale: 0.5, degrees: 0.2 * Double(t)) }
+        let tracker = QuadTracker()
+        tracker.reset(to: scene.quad(placement(0)), in: try scene.frame(placement(0)))
+        var failedAt: Int? = nil
+        for t in 1...45 {
+            let truth = scene.quad(placement(t))
+            let visible = TrackedQuadCheck.visibleShare(truth, width: scene.width, height: scene.height)
+            guard let result = tracker.track(try scene.frame(placement(t))) else {
+                failedAt = t
+                print("QuadTracker: left the frame: failed at frame \(t), \(visible) visible: \(String(describing: tracker.lastFailure))")
+                break
+            }
+            let error = TrackingScene.cornerError(result.quad, truth)
+            // While it reports a quad, the quad is right (corners outside the frame included).
+            XCTAssertLessThan(error, 1.5, "frame \(t), \(visible) visible")
+        }
+        let t = try XCTUnwrap(failedAt, "still tracking a picture that left the frame")
+        let visible = TrackedQuadCheck.visibleShare(scene.quad(placement(t)), width: scene.width, height: scene.height)
+        // Gave up once less than half of it was in view, not long before.
+        XCTAssertLessThan(visible, 0.5)
+        XCTAssertGreaterThan(visible, 0.3)
+        XCTAssertNil(tracker.quad)
+    }
+
+    func testResetClearAndFrameSize() throws {
+        let scene = try TrackingScene()
+        let placement = Self.trajectory(scene, 0)
+        let frame = try scene.frame(placement), next = try scene.frame(Self.trajectory(scene, 1))
+        let quad = scene.quad(placement)
+        let tracker = QuadTracker()
+        XCTAssertNil(tracker.quad)
+        XCTAssertNil(tracker.track(frame), "nothing to track before a reset")
+        // Counter-clockwise corners are refused, like everywhere else quads are warped.
+        tracker.reset(to: Quad(corners: quad.corners.reversed()), in: frame)
+        XCTAssertNil(tracker.quad)
+        XCTAssertNil(tracker.track(next))
+        tracker.reset(to: quad, in: frame)
+        XCTAssertEqual(tracker.quad, quad)
+        XCTAssertNil(tracker.motion)
+        tracker.clear()
+        XCTAssertNil(tracker.quad)
+        XCTAssertNil(tracker.track(next))
+        // A frame of another size is not the same video.
+        tracker.reset(to: quad, in: frame)
+        XCTAssertNil(tracker.track(try TrackingScene(width: 800, height: 600).frame(Self.trajectory(scene, 1))))
+        XCTAssertEqual(tracker.lastFailure, .frameSizeChanged)
+        XCTAssertNil(tracker.quad)
+        // Seeded sampling: the same frames give the same quads, run after run.
+        var quads: [Quad] = []
+        for _ in 0..<2 {
+            tracker.reset(to: quad, in: frame)
+            quads.append(try XCTUnwrap(tracker.track(next)).quad)
+        }
+        XCTAssertEqual(quads[0], quads[1])
     }
 }
