@@ -1,0 +1,101 @@
+import Foundation
+
+/// Reads a Y4M stream on its own thread and hands frames over through a one-frame slot.
+///
+/// `.realtime` (a camera): a frame that arrives while the previous one is still in the slot
+/// replaces it and counts as dropped, so the output never falls behind the input. `.all` (a
+/// file): the reader waits for the slot to empty, and every frame is processed.
+public final class FrameMailbox: @unchecked Sendable {
+    public enum Pace: String, Sendable, CaseIterable {
+        case realtime, all
+        /// `all`, and each detection finishes before the next frame (`LiveOptions.lockstep`).
+        case lockstep
+    }
+
+    public enum Delivery {
+        case frame(YUVFrame, index: Int)
+        /// Nothing yet (the wait timed out).
+        case waiting
+        /// A clean end of stream.
+        case end
+        case failed(Error)
+    }
+
+    public let header: Y4MHeader
+    private let reader: Y4MReader
+    private let pace: Pace
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var slot: (frame: YUVFrame, index: Int)?
+    private var finished = false
+    private var failure: Error?
+    private var closed = false
+    private var dropped = 0
+    private var received = 0
+
+    public init(reader: Y4MReader, pace: Pace) {
+        self.reader = reader
+        self.header = reader.header
+        self.pace = pace
+    }
+
+    public func start() {
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "gpustyle.live.read"
+        thread.start()
+    }
+
+    private func readLoop() {
+        var index = 0
+        while true {
+            let next: YUVFrame?
+            do {
+                next = try reader.next()
+            } catch {
+                condition.withLock { failure = error; finished = true; condition.broadcast() }
+                return
+            }
+            condition.lock()
+            guard let frame = next, !closed else {
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            if pace != .realtime {
+                while slot != nil && !closed { condition.wait() }
+            }
+            if slot != nil { dropped += 1 }
+            slot = (frame, index)
+            received += 1
+            index += 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// The next frame, waiting at most `timeout` seconds.
+    public func next(timeout: Double) -> Delivery {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while slot == nil && !finished {
+            if !condition.wait(until: deadline) { break }
+        }
+        if let item = slot {
+            slot = nil
+            condition.broadcast()
+            return .frame(item.frame, index: item.index)
+        }
+        if let failure { return .failed(failure) }
+        return finished ? .end : .waiting
+    }
+
+    /// Stops handing frames over (the reader thread ends at its next frame).
+    public func close() {
+        condition.withLock { closed = true; condition.broadcast() }
+    }
+
+    /// Frames read, and frames dropped because the slot was still full.
+    public var counts: (received: Int, dropped: Int) { condition.withLock { (received, dropped) } }
+}

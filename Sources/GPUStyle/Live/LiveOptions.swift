@@ -1,0 +1,71 @@
+/// How `LivePipeline` treats a video.
+public struct LiveOptions: Sendable {
+    /// The style (or blend) to apply; with `cyclePeriod`, the first of the cycle.
+    public var mix: StyleMix
+    /// Mix with the original picture: 1 = fully stylized.
+    public var strength: Float = 1
+    /// Seconds per style when stepping through the styles (`--cycle`); nil keeps `mix`.
+    public var cyclePeriod: Double?
+    /// Seconds over which a new style's first image fades in over the previous one.
+    public var crossfade = 0.5
+    /// Stylize whole frames instead of the detected picture.
+    public var fullFrame = false
+    /// Shortest time between two detections (0.1 s: at most 10 a second).
+    public var detectionInterval = 0.1
+    /// How long the last quad is still shown after tracking fails before searching again.
+    public var trackingTimeout = 1.0
+    /// Longer side of the rectified picture the network runs on: the overlay covers a few
+    /// hundred pixels of a 640x480 frame, and a 256-pixel input keeps the style refreshing
+    /// several times a second on the CPU path.
+    public var stylizeSide = 256
+    /// Width of the overlay's blended edge in pixels (`QuadMask`).
+    public var feather = 1.5
+    /// Wait for each detection before the next frame, so that the quads do not depend on the
+    /// machine's speed (tests, evaluation); a real-time run never waits. (The stylized images
+    /// still arrive when they are ready: they change the pixels, not the quads.)
+    public var lockstep = false
+    /// Vision's detection parameters (`maximumObservations` is always 1 here).
+    public var detection = RectangleDetectionOptions()
+
+    public init(mix: StyleMix) {
+        self.mix = mix
+    }
+
+    /// The style for cycle step `step` (0 = `mix`; then the styles after `mix`'s dominant one).
+    func mix(forStep step: Int) -> StyleMix {
+        guard step > 0 else { return mix }
+        let dominant = mix.weights.indices.max { mix.weights[$0] < mix.weights[$1] } ?? 0
+        // Indices are in range by construction, so this cannot throw.
+        return (try? StyleMix(style: (dominant + step) % StyleNetwork.styleCount)) ?? mix
+    }
+
+    /// Cycle step at video time `time` (seconds).
+    func step(at time: Double) -> Int {
+        guard let period = cyclePeriod, period > 0 else { return 0 }
+        return Int(max(0, time) / period)
+    }
+}
+
+/// What the pipeline knew about the picture in a frame.
+public enum LiveState: String, Sendable {
+    /// No picture: waiting for a detection.
+    case searching
+    /// A detection arrived for this frame (carried forward to it by tracking).
+    case detected
+    /// Tracked from the previous frame.
+    case tracked
+    /// Tracking failed; the last quad is kept until `trackingTimeout`.
+    case held
+    /// `fullFrame`: no quad involved.
+    case fullFrame = "full-frame"
+}
+
+/// The record of one processed frame (`--quad-log`).
+public struct LiveFrameReport: Sendable {
+    public let index: Int
+    public let state: LiveState
+    /// The picture's quad in this frame (nil while searching, and in full-frame mode).
+    public let quad: Quad?
+    /// Whether a stylized image was drawn (the first one may not be back yet).
+    public let overlaid: Bool
+}

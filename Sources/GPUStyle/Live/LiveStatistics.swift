@@ -1,0 +1,97 @@
+import Foundation
+
+/// Counts and latencies of a live run: a line per interval (`--stats`) and a summary at exit.
+public final class LiveStatistics {
+    public struct Window {
+        var framesIn = 0
+        var framesOut = 0
+        var inputDropped = 0
+        var detectSkipped = 0
+        var stylizeSkipped = 0
+        var detections = 0
+        var stylized = 0
+        var overlaid = 0
+        var detectLatency: [Double] = []
+        var trackLatency: [Double] = []
+        var stylizeLatency: [Double] = []
+        var frameLatency: [Double] = []
+
+        mutating func add(_ other: Window) {
+            framesIn += other.framesIn
+            framesOut += other.framesOut
+            inputDropped += other.inputDropped
+            detectSkipped += other.detectSkipped
+            stylizeSkipped += other.stylizeSkipped
+            detections += other.detections
+            stylized += other.stylized
+            overlaid += other.overlaid
+            detectLatency += other.detectLatency
+            trackLatency += other.trackLatency
+            stylizeLatency += other.stylizeLatency
+            frameLatency += other.frameLatency
+        }
+    }
+
+    private var window = Window()
+    private var total = Window()
+    private var windowStart: Double
+    private let start: Double
+
+    public init(now: Double = MonotonicClock.seconds()) {
+        start = now
+        windowStart = now
+    }
+
+    /// One output frame: how long it took (read to written) and whether it had an overlay.
+    public func frameDone(latency: Double, overlaid: Bool) {
+        window.framesOut += 1
+        window.frameLatency.append(latency)
+        if overlaid { window.overlaid += 1 }
+    }
+
+    /// Everything the sources and stages counted since the last call.
+    public func collect(received: Int, dropped: Int, pipeline: LivePipeline) {
+        window.framesIn = received - total.framesIn
+        window.inputDropped = dropped - total.inputDropped
+        let d = pipeline.detection.harvest(), s = pipeline.stylization.harvest()
+        window.detectSkipped += d.skipped
+        window.stylizeSkipped += s.skipped
+        window.detections += d.completed
+        window.stylized += s.completed
+        window.detectLatency += d.latencies
+        window.stylizeLatency += s.latencies
+        window.trackLatency += pipeline.harvestTrackingTimes()
+    }
+
+    /// The interval's line when at least `interval` seconds have passed since the last one.
+    public func line(now: Double = MonotonicClock.seconds(), interval: Double = 1) -> String? {
+        let elapsed = now - windowStart
+        guard elapsed >= interval else { return nil }
+        let text = Self.describe(window, seconds: elapsed)
+        total.add(window)
+        window = Window()
+        windowStart = now
+        return text
+    }
+
+    /// The whole run.
+    public func summary(now: Double = MonotonicClock.seconds()) -> String {
+        total.add(window)
+        window = Window()
+        return "summary: " + Self.describe(total, seconds: now - start)
+    }
+
+    static func describe(_ w: Window, seconds: Double) -> String {
+        let s = max(seconds, 1e-9)
+        func rate(_ n: Int) -> String { String(format: "%.1f", Double(n) / s) }
+        func ms(_ values: [Double]) -> String {
+            guard !values.isEmpty else { return "-" }
+            let sorted = values.sorted()
+            return String(format: "%.1f", 1000 * sorted[sorted.count / 2])
+        }
+        return "\(String(format: "%.1f", seconds)) s: fps in \(rate(w.framesIn)) out \(rate(w.framesOut))"
+            + " | dropped: input \(w.inputDropped), detect \(w.detectSkipped), stylize \(w.stylizeSkipped)"
+            + " | per second: detections \(rate(w.detections)), style refreshes \(rate(w.stylized)), overlaid \(rate(w.overlaid))"
+            + " | median ms: frame \(ms(w.frameLatency)), detect \(ms(w.detectLatency)), track \(ms(w.trackLatency)), stylize \(ms(w.stylizeLatency))"
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// A frame given to the detection stage, and what it found there.
+public struct DetectionJob: Sendable {
+    let frame: Image
+    let index: Int
+}
+
+public struct DetectionOutcome: Sendable {
+    let job: DetectionJob
+    let quad: Quad?
+    let error: String?
+}
+
+/// The detector, used only from the detection stage's thread (hence unchecked).
+final class DetectionWorker: @unchecked Sendable {
+    let detector: RectangleDetector
+    let options: RectangleDetectionOptions
+
+    init(detector: RectangleDetector, options: RectangleDetectionOptions) {
+        self.detector = detector
+        var options = options
+        options.maximumObservations = 1
+        self.options = options
+    }
+
+    func run(_ job: DetectionJob) -> DetectionOutcome {
+        do {
+            let best = try detector.detect(job.frame, options: options).first
+            return DetectionOutcome(job: job, quad: best?.quad, error: nil)
+        } catch {
+            return DetectionOutcome(job: job, quad: nil, error: "\(error)")
+        }
+    }
+}
+
+/// What the stylize stage works on: a quad of a frame (rectified first), or the whole frame.
+public struct StylizeJob: Sendable {
+    let frame: Image
+    let quad: Quad?
+    let mix: StyleMix
+    let step: Int
+}
+
+public struct StylizeOutcome: Sendable {
+    let image: Image?
+    let step: Int
+    let error: String?
+}
+
+/// The stylizer and the rectifying warp, used only from the stylize stage's thread.
+final class StylizeWorker: @unchecked Sendable {
+    let stylizer: Stylizer
+    let strength: Float
+    let side: Int
+    let warper = CPUPerspectiveWarper()
+
+    init(stylizer: Stylizer, strength: Float, side: Int) {
+        self.stylizer = stylizer
+        self.strength = strength
+        self.side = side
+    }
+
+    func run(_ job: StylizeJob) -> StylizeOutcome {
+        do {
+            var input = job.frame
+            if let quad = job.quad {
+                let (width, height) = Self.rectifiedSize(quad, side: side)
+                let rectToFrame = try Homography.rectangle(width: width, height: height, to: quad)
+                input = try warper.warp(job.frame, outputToSource: rectToFrame, width: width, height: height)
+            }
+            let image = try stylizer.stylize(input, mix: job.mix, strength: strength)
+            return StylizeOutcome(image: image, step: job.step, error: nil)
+        } catch {
+            return StylizeOutcome(image: nil, step: job.step, error: "\(error)")
+        }
+    }
+
+    /// The quad's rectified size (`Quad.rectifiedSize`) scaled so the longer side is `side`,
+    /// both sides at least the network's minimum.
+    static func rectifiedSize(_ quad: Quad, side: Int) -> (width: Int, height: Int) {
+        let natural = quad.rectifiedSize
+        let scale = Double(side) / Double(max(1, max(natural.width, natural.height)))
+        let minimum = StyleNetwork.minimumInputSide
+        return (max(minimum, Int((Double(natural.width) * scale).rounded())),
+                max(minimum, Int((Double(natural.height) * scale).rounded())))
+    }
+}
