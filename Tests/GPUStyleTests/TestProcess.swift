@@ -22,11 +22,15 @@ enum TestProcess {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try? input.fileHandleForWriting.close()
-        // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+        // Feed stdin and read both pipes concurrently so that a child writing while we still
+        // write its input (a video filter) cannot deadlock on a full pipe.
         let errorBox = DataBox()
         let group = DispatchGroup()
+        let writer = input.fileHandleForWriting
+        DispatchQueue.global().async(group: group) {
+            if let stdin { try? writer.write(contentsOf: stdin) }
+            try? writer.close()
+        }
         DispatchQueue.global().async(group: group) { errorBox.data = err.fileHandleForReading.readDataToEndOfFile() }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+struct LiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live",
+        abstract: "Restyle the picture on the wall in a live video (Y4M on stdin, Y4M on stdout).",
+        discussion: """
+        Detects the best rectangle at most 10 times a second, tracks it in every frame in between,
+        stylizes it in the background and warps the newest stylized picture onto it.
+
+        Examples:
+          ffmpeg -f v4l2 -i /dev/video0 -pix_fmt yuv420p -f yuv4mpegpipe - | gpustyle live --style 2 | ffplay -
+          gpustyle live --camera /dev/video0 --style 2 --stats | ffplay -
+          gpustyle live --input clip.mp4 --output styled.mp4 --cycle 2s
+          gpustyle live --input clip.mp4 --output frames/ --full-frame --style 9
+        """
+    )
+
+    @Option(help: "Style index 0-25, or a blend such as 3:0.5,12:0.5.")
+    var style: String = "0"
+
+    @Option(help: "Mix with the original picture: 1 = fully stylized, 0 = unchanged.")
+    var strength: Float = 1
+
+    @Option(help: "Step through the styles, this long each (e.g. 2s or 500ms), crossfading between them.")
+    var cycle: String?
+
+    @Flag(name: .customLong("full-frame"), help: "Stylize whole frames instead of the detected picture.")
+    var fullFrame = false
+
+    @Option(name: .customLong("tracking-timeout"), help: "How long to keep the last quad once tracking fails (e.g. 1s).")
+    var trackingTimeout: String = "1s"
+
+    @Option(name: .customLong("stylize-size"), help: "Longer side, in pixels, of the rectified picture the network stylizes.")
+    var stylizeSize: Int = 256
+
+    @Option(help: "Read Y4M from ffmpeg decoding this video file (instead of stdin).")
+    var input: String?
+
+    @Option(help: "Read from this camera through ffmpeg (v4l2), e.g. /dev/video0.")
+    var camera: String?
+
+    @Option(name: [.short, .customLong("output")],
+            help: "Write here instead of stdout: a .y4m file, a video ffmpeg can encode (.mp4, .mkv), or a folder (PNG per frame).")
+    var output: String?
+
+    @Option(help: "realtime (default): frames come at the video's rate (--input is read like a camera) and those that arrive while one is being processed are skipped; all: every frame, as fast as possible; lockstep: every frame, and each frame waits for the detection started on it (reproducible quads: tests, evaluation).")
+    var pace: FrameMailbox.Pace?
+
+    @Option(name: .customLong("quad-log"), help: "Write one JSON line per output frame: input frame index, quad, state.")
+    var quadLog: String?
+
+    @Option(name: .customLong("max-frames"), help: "Stop after this many output frames.")
+    var maxFrames: Int?
+
+    @Flag(help: "Print fps, drops and latencies once a second (standard error).")
+    var stats = false
+
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    func validate() throws {
+        guard strength.isFinite, (0...1).contains(strength) else {
+            throw ValidationError("--strength must be between 0 and 1 (got \(strength))")
+        }
+        if input != nil && camera != nil { throw ValidationError("give --input or --camera, not both") }
+        if let cycle, (try? Self.seconds(cycle)).map({ $0 > 0 }) != true {
+            throw ValidationError("--cycle must be a positive duration such as 2s or 500ms (got '\(cycle)')")
+        }
+        if (try? Self.seconds(trackingTimeout)).map({ $0 >= 0 }) != true {
+            throw ValidationError("--tracking-timeout must be a duration such as 1s or 500ms (got '\(trackingTimeout)')")
+        }
+        guard (StyleNetwork.minimumInputSide...4096).contains(stylizeSize) else {
+            throw ValidationError("--stylize-size must be between \(StyleNetwork.minimumInputSide) and 4096")
+        }
+        if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1") }
+    }
+
+    /// "2s", "500ms" or a plain number of seconds.
+    static func seconds(_ text: String) throws -> Double {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let value: Double?
+        if trimmed.hasSuffix("ms") { value = Double(trimmed.dropLast(2)).map { $0 / 1000 } }
+        else if trimmed.hasSuffix("s") { value = Double(trimmed.dropLast()) }
+        else { value = Double(trimmed) }
+        guard let value, value.isFinite else { throw ValidationError("bad duration '\(text)'") }
+        return value
+    }
+
+    func run() throws {
+        let mix = try StyleMix(parsing: style)
+        var options = LiveOptions(mix: mix)
+        options.strength = strength
+        options.cyclePeriod = try cycle.map(Self.seconds)
+        options.fullFrame = fullFrame
+        options.trackingTimeout = try Self.seconds(trackingTimeout)
+        options.stylizeSide = stylizeSize
+        options.lockstep = pace == .lockstep
+        let session = try LiveSession(command: self, options: options)
+        try session.run()
+    }
+}
+
+extension FrameMailbox.Pace: ExpressibleByArgument {}

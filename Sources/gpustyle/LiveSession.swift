@@ -1,0 +1,166 @@
+import Foundation
+import GPUStyle
+
+/// One run of `gpustyle live`: the source, the pipeline, the output, and a clean stop at the end
+/// of the stream, on SIGINT, or when the reader of our output goes away (SIGPIPE).
+final class LiveSession {
+    let command: LiveCommand
+    let options: LiveOptions
+
+    init(command: LiveCommand, options: LiveOptions) throws {
+        self.command = command
+        self.options = options
+    }
+
+    /// The Y4M source: stdin, or ffmpeg decoding a file or a camera.
+    struct Source {
+        let reader: Y4MReader
+        let ffmpeg: FFmpeg.Child?
+        let name: String
+    }
+
+    func openSource() throws -> Source {
+        if let input = command.input {
+            guard FileManager.default.fileExists(atPath: input) else { throw CommandFailure(message: "\(input): no such file") }
+            guard FileManager.default.isReadableFile(atPath: input) else { throw CommandFailure(message: "\(input): not readable") }
+            // -re: ffmpeg reads at the video's frame rate, like a camera; --pace all wants every
+            // frame as fast as we can take them.
+            let rate = (command.pace ?? .realtime) == .realtime ? ["-re"] : []
+            let child = try FFmpeg.locate().reader(inputArguments: rate + ["-i", input])
+            return try open(child, name: input, failure: "ffmpeg could not read \(input)")
+        }
+        if let camera = command.camera {
+            guard FileManager.default.fileExists(atPath: camera) else {
+                throw CommandFailure(message: "cannot open camera \(camera): no such device")
+            }
+            let child = try FFmpeg.locate().reader(inputArguments: ["-f", "v4l2", "-i", camera])
+            return try open(child, name: camera, failure: "cannot open camera \(camera)")
+        }
+        do {
+            return Source(reader: try Y4MReader(fileDescriptor: 0), ffmpeg: nil, name: "stdin")
+        } catch let error as Y4MError {
+            throw CommandFailure(message: "stdin: \(error)")
+        }
+    }
+
+    private func open(_ child: FFmpeg.Child, name: String, failure: String) throws -> Source {
+        do {
+            return Source(reader: try Y4MReader(fileDescriptor: child.pipe.fileHandleForReading.fileDescriptor), ffmpeg: child, name: name)
+        } catch {
+            child.process.terminate()
+            let detail = child.lastError
+            _ = child.finish()
+            throw CommandFailure(message: "\(failure): \(detail ?? "\(error)")")
+        }
+    }
+
+    func run() throws {
+        let source = try openSource()
+        let header = source.reader.header
+        try Stylizer.validate(width: header.width, height: header.height)
+        let log = try command.quadLog.map { try QuadLog(path: $0) }
+        let output = try LiveOutput(command.output)
+        let stylizer = try command.deviceOptions.makeStylizer()
+        let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(), carrier: QuadTracker())
+        let mailbox = FrameMailbox(reader: source.reader, pace: command.pace ?? .realtime)
+        let stop = StopSignal()
+        let writer = Y4MWriter(fileDescriptor: output.descriptor, header: Y4MHeader(
+            width: header.width, height: header.height, frameRate: header.frameRate, chroma: header.chroma,
+            fullRange: header.fullRange, otherTokens: header.otherTokens))
+        let statistics = LiveStatistics()
+        var ending: Error?
+        mailbox.start()
+        let wallStart = MonotonicClock.seconds()
+        loop: while !stop.isSet {
+            if let maxFrames = command.maxFrames, writer.framesWritten >= maxFrames { break }
+            switch mailbox.next(timeout: 0.1) {
+            case .waiting:
+                break
+            case .end:
+                break loop
+            case .failed(let error):
+                ending = CommandFailure(message: "\(source.name): \(error)")
+                break loop
+            case .frame(let frame, let index):
+                let started = MonotonicClock.seconds()
+                let time = header.framesPerSecond.map { Double(index) / $0 } ?? started - wallStart
+                do {
+                    let image = YUVConversion.image(from: frame, fullRange: header.fullRange)
+                    let (shown, report) = try pipeline.process(image, index: index, time: time)
+                    let out = report.overlaid || options.fullFrame
+                        ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
+                    try writer.write(out)
+                    log?.append(report)
+                    statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: report.overlaid)
+                } catch is Y4MWriter.ClosedError {
+                    break loop  // the viewer went away: stop cleanly
+                } catch {
+                    ending = error
+                    break loop
+                }
+            }
+            let counts = mailbox.counts
+            statistics.collect(received: counts.received, dropped: counts.dropped, pipeline: pipeline)
+            if command.stats, let line = statistics.line() { printToStandardError(line) }
+        }
+        mailbox.close()
+        source.ffmpeg?.process.terminate()
+        _ = source.ffmpeg?.finish()
+        pipeline.finish()
+        let counts = mailbox.counts
+        statistics.collect(received: counts.received, dropped: counts.dropped, pipeline: pipeline)
+        printToStandardError(statistics.summary())
+        try output.finish(keep: ending == nil)
+        try log?.finish(keep: ending == nil)
+        if let ending { throw ending }
+    }
+}
+
+/// SIGINT as a flag the frame loop polls (the loop then flushes and prints its summary).
+final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var set = false
+    private let source: DispatchSourceSignal
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [lock] in lock.lock(); self.set = true; lock.unlock() }
+        source.resume()
+    }
+
+    var isSet: Bool { lock.withLock { set } }
+}
+
+/// `--quad-log`: a JSON line per output frame, streamed to a temporary file renamed at the end.
+final class QuadLog {
+    private let path: String
+    private let temporary: String
+    private let handle: FileHandle
+
+    init(path: String) throws {
+        try OutputPath.checkWritable(path)
+        self.path = path
+        let name = (path as NSString).lastPathComponent, folder = (path as NSString).deletingLastPathComponent
+        temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).partial-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw CommandFailure(message: "\(path): cannot create the file")
+        }
+        self.handle = handle
+    }
+
+    func append(_ report: LiveFrameReport) {
+        let quad = report.quad.map { q in "[" + q.corners.map { String(format: "[%.3f,%.3f]", $0.x, $0.y) }.joined(separator: ",") + "]" } ?? "null"
+        handle.write(Data("{\"frame\":\(report.index),\"quad\":\(quad),\"state\":\"\(report.state.rawValue)\",\"overlaid\":\(report.overlaid)}\n".utf8))
+    }
+
+    func finish(keep: Bool) throws {
+        try? handle.close()
+        guard keep else { unlink(temporary); return }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw CommandFailure(message: "\(path): cannot write the file", status: 1)
+        }
+    }
+}
