@@ -1,0 +1,521 @@
+#!/usr/bin/env python3
+"""Score `gpustyle live`'s picture tracking on a video with known ground truth.
+
+    python3 tools/evaluate_live.py DIR_OR_VIDEO [--gpustyle .build/release/gpustyle] [--style 2]
+        [--device cpu] [--extra "..."] [--pace all] [--decode] [--truth truth.json]
+        [--log EXISTING.jsonl] [--save-log PATH] [--timeout 900] [--json] [--verbose]
+
+DIR_OR_VIDEO is a folder written by tools/make_live_video.py (truth.json plus video.y4m or
+video.mp4; the .y4m is used when both are there) or a video file with truth.json next to it
+(or given by --truth). The evaluator runs
+
+    GPUSTYLE live --input VIDEO --quad-log LOG.jsonl --style 2 --pace all --output /dev/null
+                  [--device DEVICE] [EXTRA...]
+
+(EXTRA split like a shell would; write --extra="--x 1" with an equals sign when it starts with a
+dash; --pace lockstep makes the run reproducible). `gpustyle live --input` decodes any video
+through ffmpeg; with --decode, a video that is not .y4m (the committed .mp4) is first decoded to
+a temporary .y4m here (8-bit 4:2:0) and that is passed instead. The video's size and frame count
+must match the truth (checked from the Y4M header, or with ffprobe when it is installed). With
+--log, an existing log is scored and gpustyle is not run (the video is then not needed).
+
+Quad log (the contract with `gpustyle live --quad-log`)
+-------------------------------------------------------
+One JSON object per line, one line per output frame:
+    {"frame": <0-based index of the input frame the output frame was made from>,
+     "quad": [[x, y], [x, y], [x, y], [x, y]] | null,
+     "state": "detected" | "tracked" | "searching" | ...}
+"quad" is where the overlay was drawn (null: no overlay), corners top-left, top-right,
+bottom-right, bottom-left, in pixels with pixel centres at integer coordinates (the truth's
+convention, see tools/make_live_video.py). Any "state" string is counted. An optional boolean
+"overlaid" (whether the stylized image was actually drawn; false while the first one is still
+being made) is reported for information; the scores use "quad". Other keys are ignored.
+
+Scoring
+-------
+* Corner error of an output frame = mean distance of its 4 corners to the truth's corners of its
+  input frame, after the best cyclic assignment (evaluate_rectangles.match: 4 rotations, both
+  windings; a best assignment other than the given order is counted as a wrong orientation).
+  Reported over the output frames made from visible frames (truth "visible": the whole picture
+  inside the image) that have an overlay: mean, 95th percentile and max. Frames where the
+  picture is only partly in view, and the frames where the hand covers part of it, are also
+  reported on their own; every step of the clip's motion script ("phase") gets a line too.
+* Overlay share = visible input frames with at least one overlaid output frame / visible input
+  frames (an input frame with no output frame at all counts as without overlay).
+* False overlays = output frames with a quad made from an input frame more than 1 s after the
+  picture left the view (truth quad null since then), or at any time before it first appeared.
+  Overlays in the first second after it left are allowed (the last quad may be held briefly) and
+  are counted separately.
+* Targets, printed as PASS/FAIL: overlay share >= 95 %, mean corner error <= 3 px, no false
+  overlays. Exit code 0 when the evaluation ran (whether or not the targets pass), 2 when
+  gpustyle cannot be run or fails, or the truth, video or log is unusable.
+
+--json prints one JSON object instead: {"summary": {...}, "targets": {...}, "phases": {...},
+"states": {...}, "frames": [{"frame", "state", "overlay", "drawn", "truth": "visible"|"partial"|"gone",
+"occluded", "phase", "error_px", "corner_errors", "rotation", "reversed", "false_overlay"}]}.
+"""
+import argparse
+import collections
+import json
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from evaluate_rectangles import match, mean, percentile  # noqa: E402
+
+TARGETS = {"overlay_share": (">=", 0.95), "mean_corner_error_px": ("<=", 3.0), "false_overlays": ("<=", 0)}
+GRACE_SECONDS = 1.0  # overlays this long after the picture left are not false
+
+
+class BadInput(Exception):
+    """Unusable truth, video or log, or gpustyle could not run: exit code 2."""
+
+
+# --- inputs ----------------------------------------------------------------------------------------
+
+def locate(path, truth_arg, need_video):
+    """(video path or None, truth path) for a clip folder or a video file."""
+    if os.path.isdir(path):
+        truth = truth_arg or os.path.join(path, "truth.json")
+        video = None
+        for name in ("video.y4m", "video.mp4"):
+            if os.path.isfile(os.path.join(path, name)):
+                video = os.path.join(path, name)
+                break
+    else:
+        video = path
+        truth = truth_arg or os.path.join(os.path.dirname(os.path.abspath(path)), "truth.json")
+        if not os.path.isfile(video) and need_video:
+            raise BadInput(f"no such video: {video}")
+    if need_video and video is None:
+        raise BadInput(f"no video.y4m or video.mp4 in {path}")
+    return video, truth
+
+
+def load_truth(path):
+    try:
+        with open(path) as f:
+            truth = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise BadInput(f"cannot read truth {path}: {e}")
+    try:
+        W, H, fps = int(truth["width"]), int(truth["height"]), float(truth["fps"])
+        frames = truth["frames"]
+        for i, fr in enumerate(frames):
+            if fr["frame"] != i:
+                raise ValueError(f"entry {i} is for frame {fr['frame']}")
+            if fr["quad"] is not None and not valid_quad(fr["quad"]):
+                raise ValueError(f"frame {i}: bad quad {fr['quad']!r}")
+    except (KeyError, TypeError, ValueError) as e:
+        raise BadInput(f"{path} is not a make_live_video.py truth file: {e!r}")
+    if not frames or fps <= 0:
+        raise BadInput(f"{path}: no frames or no frame rate")
+    return truth
+
+
+def valid_quad(q):
+    try:
+        return len(q) == 4 and all(len(p) == 2 and all(math.isfinite(float(v)) for v in p) for p in q)
+    except (TypeError, ValueError):
+        return False
+
+
+def y4m_info(path):
+    """(width, height, frame count) of a Y4M file; raises BadInput when it is not one."""
+    try:
+        with open(path, "rb") as f:
+            header = f.readline(1024)
+            if not header.startswith(b"YUV4MPEG2 ") or not header.endswith(b"\n"):
+                raise BadInput(f"{path} is not a YUV4MPEG2 file")
+            tokens = header.split()[1:]
+            fields = {t[:1]: t[1:] for t in tokens}
+            W, H = int(fields[b"W"]), int(fields[b"H"])
+            chroma = fields.get(b"C", b"420").decode()
+            cw, ch = {"444": (W, H), "422": ((W + 1) // 2, H), "mono": (0, 0)}.get(
+                chroma[:4] if chroma.startswith("mono") else chroma[:3], ((W + 1) // 2, (H + 1) // 2))
+            frame_bytes = W * H + 2 * cw * ch
+            size = os.fstat(f.fileno()).st_size
+            count = 0
+            while f.tell() < size:
+                line = f.readline(1024)
+                if not line.startswith(b"FRAME"):
+                    raise BadInput(f"{path}: frame {count} does not start with FRAME")
+                f.seek(frame_bytes, os.SEEK_CUR)
+                count += 1
+            if f.tell() > size:
+                raise BadInput(f"{path}: the last frame is cut short")
+    except OSError as e:
+        raise BadInput(f"cannot read {path}: {e}")
+    except (KeyError, ValueError) as e:
+        raise BadInput(f"{path}: bad Y4M header: {e!r}")
+    return W, H, count
+
+
+def to_y4m(video, tmpdir):
+    """Decodes a non-Y4M video to tmpdir/input.y4m with ffmpeg."""
+    exe = shutil.which("ffmpeg")
+    if not exe:
+        raise BadInput(f"{video} is not .y4m and ffmpeg is not on the PATH to decode it")
+    out = os.path.join(tmpdir, "input.y4m")
+    p = subprocess.run([exe, "-hide_banner", "-loglevel", "error", "-y", "-i", video, "-f", "yuv4mpegpipe",
+                        "-pix_fmt", "yuv420p", out], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise BadInput(f"ffmpeg could not decode {video}: {p.stderr.strip()[:300]}")
+    return out
+
+
+def video_info(path):
+    """(width, height, frame count) of a video: from the Y4M header, or ffprobe's packet count for
+    other formats; None when it cannot be told (no ffprobe)."""
+    if path.lower().endswith(".y4m"):
+        return y4m_info(path)
+    exe = shutil.which("ffprobe")
+    if not exe:
+        return None
+    p = subprocess.run([exe, "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                        "stream=width,height,nb_read_packets", "-of", "json", path], capture_output=True, text=True)
+    try:
+        st = json.loads(p.stdout)["streams"][0]
+        return int(st["width"]), int(st["height"]), int(st["nb_read_packets"])
+    except (json.JSONDecodeError, KeyError, IndexError, ValueError):
+        raise BadInput(f"ffprobe cannot read {path}: {p.stderr.strip()[:300]}")
+
+
+def run_gpustyle(args, video, log_path):
+    """Runs gpustyle live; returns its wall-clock seconds."""
+    exe = args.gpustyle
+    found = (os.path.isfile(exe) and os.access(exe, os.X_OK)) if os.sep in exe else bool(shutil.which(exe))
+    if not found:
+        raise BadInput(f"gpustyle binary not found or not executable: {exe} "
+                       f"(build it with `swift build -c release`, or pass --gpustyle PATH)")
+    cmd = [exe, "live", "--input", video, "--quad-log", log_path, "--style", str(args.style), "--pace", args.pace,
+           "--output", "/dev/null"]
+    if args.device:
+        cmd += ["--device", args.device]
+    cmd += shlex.split(args.extra or "")
+    print("running: " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        raise BadInput(f"gpustyle live timed out after {args.timeout:g} s")
+    except OSError as e:
+        raise BadInput(f"cannot start {exe}: {e}")
+    seconds = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise BadInput(f"gpustyle live exited with {p.returncode}: {p.stderr.strip()[-600:] or 'no message'}")
+    return seconds
+
+
+def load_log(path):
+    """The quad log's entries, in file order."""
+    entries = []
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    e = json.loads(line)
+                    frame, quad, state = e["frame"], e.get("quad"), e.get("state", "")
+                    if not isinstance(frame, int) or isinstance(frame, bool) or frame < 0:
+                        raise ValueError(f"bad frame {frame!r}")
+                    if quad is not None and not valid_quad(quad):
+                        raise ValueError(f"bad quad {quad!r}")
+                    if not isinstance(state, str):
+                        raise ValueError(f"bad state {state!r}")
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+                    raise BadInput(f"{path}:{n}: not a quad-log line ({err}): {line.strip()[:200]!r}")
+                quad = None if quad is None else [[float(x), float(y)] for x, y in quad]
+                drawn = e.get("overlaid")
+                entries.append({"frame": frame, "quad": quad, "state": state,
+                                "overlaid": drawn if isinstance(drawn, bool) else None})
+    except OSError as e:
+        raise BadInput(f"cannot read log {path}: {e}")
+    if not entries:
+        raise BadInput(f"{path}: the log is empty")
+    return entries
+
+
+# --- scoring ---------------------------------------------------------------------------------------
+
+def seconds_since_gone(frames, fps):
+    """Per input frame: seconds since the picture left the view (0 on the first frame without it),
+    None while it is (partly) in view, inf before it first appeared."""
+    out, gone_at = [], None
+    for fr in frames:
+        if fr["quad"] is not None:
+            gone_at = -1
+            out.append(None)
+            continue
+        if gone_at is None:
+            out.append(math.inf)
+            continue
+        if gone_at == -1:
+            gone_at = fr["frame"]
+        out.append((fr["frame"] - gone_at) / fps)
+    return out
+
+
+def score_entries(truth, entries):
+    """One result per output frame: its truth condition and, with both quads, its corner errors."""
+    frames, fps = truth["frames"], float(truth["fps"])
+    since_gone = seconds_since_gone(frames, fps)
+    results = []
+    for e in entries:
+        r = {"frame": e["frame"], "state": e["state"], "overlay": e["quad"] is not None, "drawn": e["overlaid"],
+             "error_px": None,
+             "corner_errors": None, "rotation": None, "reversed": None, "false_overlay": False}
+        if e["frame"] >= len(frames):
+            r.update(truth="out_of_range", occluded=0.0, phase=None)
+            results.append(r)
+            continue
+        fr = frames[e["frame"]]
+        r["truth"] = "gone" if fr["quad"] is None else ("visible" if fr["visible"] else "partial")
+        r["occluded"] = fr.get("occluded", 0.0)
+        r["phase"] = fr.get("phase")
+        if e["quad"] is not None and fr["quad"] is not None:
+            errs, rot, rev = match(e["quad"], fr["quad"])
+            r.update(error_px=round(mean(errs), 4), corner_errors=[round(v, 4) for v in errs], rotation=rot,
+                     reversed=rev)
+        if e["quad"] is not None and fr["quad"] is None:
+            r["false_overlay"] = since_gone[e["frame"]] > GRACE_SECONDS + 1e-9
+        results.append(r)
+    return results
+
+
+def error_stats(results):
+    errs = [r["error_px"] for r in results if r["error_px"] is not None]
+    return {"count": len(errs), "mean": mean(errs), "p95": percentile(errs, 95), "max": max(errs) if errs else None}
+
+
+def overlay_coverage(frame_ids, covered):
+    return (sum(1 for f in frame_ids if f in covered) / len(frame_ids)) if frame_ids else None
+
+
+def summarize(truth, results):
+    frames, fps = truth["frames"], float(truth["fps"])
+    visible = [fr["frame"] for fr in frames if fr["visible"]]
+    covered = {r["frame"] for r in results if r["overlay"]}
+    on_visible = [r for r in results if r["truth"] == "visible"]
+    vis_stats = error_stats(on_visible)
+    occluded_ids = [fr["frame"] for fr in frames if fr["visible"] and fr.get("occluded", 0) > 0]
+    partial_ids = [fr["frame"] for fr in frames if fr["quad"] is not None and not fr["visible"]]
+    on_gone = [r for r in results if r["truth"] == "gone" and r["overlay"]]
+    output_for = {r["frame"] for r in results}
+
+    # longest run of visible frames without an overlay, and the first overlay's delay
+    longest, run = 0, 0
+    for fr in frames:
+        if fr["visible"] and fr["frame"] not in covered:
+            run += 1
+            longest = max(longest, run)
+        elif fr["visible"]:
+            run = 0
+    first_visible = visible[0] if visible else None
+    first_overlay = min((f for f in covered if f < len(frames) and frames[f]["visible"]), default=None)
+    s = {
+        "input_frames": len(frames), "output_frames": len(results),
+        "input_frames_without_output": sum(1 for fr in frames if fr["frame"] not in output_for),
+        "out_of_range_entries": sum(1 for r in results if r["truth"] == "out_of_range"),
+        "visible_frames": len(visible),
+        "visible_frames_with_overlay": sum(1 for f in visible if f in covered),
+        "overlay_share": overlay_coverage(visible, covered),
+        "mean_corner_error_px": vis_stats["mean"], "p95_corner_error_px": vis_stats["p95"],
+        "max_corner_error_px": vis_stats["max"], "scored_output_frames": vis_stats["count"],
+        "wrong_orientation": sum(1 for r in results if r["rotation"] not in (None, 0) or r["reversed"]),
+        "occluded_frames": len(occluded_ids), "occluded_overlay_share": overlay_coverage(occluded_ids, covered),
+        "occluded_mean_corner_error_px": error_stats([r for r in on_visible if r["occluded"] > 0])["mean"],
+        "partial_frames": len(partial_ids), "partial_overlay_share": overlay_coverage(partial_ids, covered),
+        "partial_mean_corner_error_px": error_stats([r for r in results if r["truth"] == "partial"])["mean"],
+        "gone_frames": sum(1 for fr in frames if fr["quad"] is None),
+        "overlays_within_grace": sum(1 for r in on_gone if not r["false_overlay"]),
+        "false_overlays": sum(1 for r in on_gone if r["false_overlay"]),
+        "longest_gap_frames": longest,
+        "visible_frames_drawn_share": overlay_coverage(visible, {r["frame"] for r in results if r["drawn"]})
+        if any(r["drawn"] is not None for r in results) else None,
+        "first_overlay_delay_s": None if first_overlay is None or first_visible is None
+        else (first_overlay - first_visible) / fps,
+    }
+    return s
+
+
+def per_phase(truth, results):
+    covered = {r["frame"] for r in results if r["overlay"]}
+    out = collections.OrderedDict()
+    for fr in truth["frames"]:
+        p = out.setdefault(fr.get("phase") or "-", {"frames": 0, "visible": [], "results": []})
+        p["frames"] += 1
+        if fr["visible"]:
+            p["visible"].append(fr["frame"])
+    for r in results:
+        if r["truth"] == "visible":
+            out[r["phase"] or "-"]["results"].append(r)
+    table = collections.OrderedDict()
+    for name, p in out.items():
+        st = error_stats(p["results"])
+        table[name] = {"frames": p["frames"], "visible": len(p["visible"]),
+                       "overlay_share": overlay_coverage(p["visible"], covered),
+                       "mean_corner_error_px": st["mean"], "p95_corner_error_px": st["p95"],
+                       "max_corner_error_px": st["max"]}
+    return table
+
+
+def check_targets(s):
+    out = {}
+    for k, (op, lim) in TARGETS.items():
+        v = s.get(k)
+        if v is None:
+            ok = False if s["visible_frames"] else None  # nothing scored although there was something to see
+        else:
+            ok = v >= lim if op == ">=" else v <= lim
+        out[k] = {"value": v, "target": f"{op} {lim}", "pass": ok}
+    return out
+
+
+# --- report ----------------------------------------------------------------------------------------
+
+def fmt(v, spec=".2f", none="-"):
+    return none if v is None else format(v, spec)
+
+
+def pct(v):
+    return "-" if v is None else f"{v * 100:.1f}%"
+
+
+def print_report(run, s, states, phases, targets, results, verbose, out=sys.stdout):
+    w = out.write
+    if verbose:
+        w(f"{'frame':>5s} {'truth':8s} {'phase':12s} {'occl':>5s} {'state':10s} {'error':>7s}  notes\n")
+        for r in results:
+            notes = []
+            if r["false_overlay"]:
+                notes.append("FALSE OVERLAY")
+            elif r["truth"] == "gone" and r["overlay"]:
+                notes.append("overlay after the picture left (within 1 s)")
+            if r["truth"] in ("visible", "partial") and not r["overlay"]:
+                notes.append("no overlay")
+            if r["rotation"] not in (None, 0) or r["reversed"]:
+                notes.append(f"corner order: rotation {r['rotation']}{', reversed' if r['reversed'] else ''}")
+            w(f"{r['frame']:5d} {r['truth']:8s} {str(r['phase']):12s} {fmt(r['occluded'], '.2f'):>5s} "
+              f"{r['state']:10s} {fmt(r['error_px']):>7s}  {'; '.join(notes)}\n")
+        w("\n")
+    if run.get("video"):
+        w(f"video: {run['video']} ({s['input_frames']} frames, {run['width']}x{run['height']} @ {run['fps']:g} fps)\n")
+    if run.get("seconds") is not None:
+        rate = s["output_frames"] / run["seconds"]
+        w(f"gpustyle live: {run['seconds']:.1f} s wall clock ({rate:.1f} output frames/s)\n")
+    w(f"log: {run['log']}: {s['output_frames']} output frames; states: "
+      + ", ".join(f"{k} {v}" for k, v in states.items()) + "\n")
+    if s["input_frames_without_output"]:
+        w(f"input frames without an output frame: {s['input_frames_without_output']}\n")
+    if s["out_of_range_entries"]:
+        w(f"WARNING: {s['out_of_range_entries']} log line(s) name a frame past the video's end\n")
+    w(f"visible frames: {s['visible_frames']}, with an overlay {s['visible_frames_with_overlay']} "
+      f"({pct(s['overlay_share'])}); first overlay {fmt(s['first_overlay_delay_s'], '.2f')} s after the picture "
+      f"was in view; longest gap {s['longest_gap_frames']} frames\n")
+    if s["visible_frames_drawn_share"] is not None:
+        w(f"stylized image actually drawn (\"overlaid\") on {pct(s['visible_frames_drawn_share'])} of the visible "
+          f"frames (not a target)\n")
+    w(f"corner error on visible frames with an overlay (px, mean of the 4 corners per frame, "
+      f"{s['scored_output_frames']} frames): mean {fmt(s['mean_corner_error_px'], '.3f')}, "
+      f"p95 {fmt(s['p95_corner_error_px'], '.3f')}, max {fmt(s['max_corner_error_px'], '.3f')}\n")
+    w(f"hand over the picture: {s['occluded_frames']} visible frames, overlay on {pct(s['occluded_overlay_share'])}, "
+      f"mean error {fmt(s['occluded_mean_corner_error_px'], '.3f')} px\n")
+    w(f"partly in view: {s['partial_frames']} frames, overlay on {pct(s['partial_overlay_share'])}, "
+      f"mean error {fmt(s['partial_mean_corner_error_px'], '.3f')} px (not a target)\n")
+    w(f"picture gone: {s['gone_frames']} frames; overlays in the first second {s['overlays_within_grace']}, "
+      f"later {s['false_overlays']} (false overlays)\n")
+    if s["wrong_orientation"]:
+        w(f"WARNING: {s['wrong_orientation']} output frame(s) matched only after changing the start corner or "
+          f"winding (expected TL, TR, BR, BL clockwise)\n")
+    w("\n")
+    w(f"{'phase':12s} {'frames':>6s} {'visible':>7s} {'overlay':>8s} {'mean err':>9s} {'p95 err':>8s}"
+      f" {'max err':>8s}\n")
+    for name, p in phases.items():
+        w(f"{name:12s} {p['frames']:6d} {p['visible']:7d} {pct(p['overlay_share']):>8s} "
+          f"{fmt(p['mean_corner_error_px'], '.3f'):>9s} {fmt(p['p95_corner_error_px'], '.3f'):>8s} "
+          f"{fmt(p['max_corner_error_px'], '.3f'):>8s}\n")
+    w("\n")
+    names = {"overlay_share": "overlay on visible frames", "mean_corner_error_px": "mean corner error",
+             "false_overlays": "false overlays"}
+    for k, t in targets.items():
+        v, lim = t["value"], t["target"].split()
+        if k == "overlay_share":
+            shown, tshown = pct(v), f"{lim[0]} {float(lim[1]) * 100:g}%"
+        elif k == "mean_corner_error_px":
+            shown, tshown = ("-" if v is None else f"{v:.3f} px"), f"{lim[0]} {lim[1]} px"
+        else:
+            shown, tshown = str(v), f"{lim[1]} later than {GRACE_SECONDS:g} s after the picture left"
+        verdict = {True: "PASS", False: "FAIL", None: "n/a"}[t["pass"]]
+        w(f"{verdict:4s}  {names[k]:26s} {shown:>10s}  (target {tshown})\n")
+
+
+# --- main ------------------------------------------------------------------------------------------
+
+def evaluate(args):
+    video, truth_path = locate(args.input, args.truth, need_video=not args.log)
+    truth = load_truth(truth_path)
+    run = {"video": video, "truth": truth_path, "width": truth["width"], "height": truth["height"],
+           "fps": float(truth["fps"]), "seconds": None}
+    with tempfile.TemporaryDirectory(prefix="evaluate_live.") as tmp:
+        if args.log:
+            log_path = args.log
+        else:
+            if args.decode and not video.lower().endswith(".y4m"):
+                video = to_y4m(video, tmp)
+            info = video_info(video)
+            if info is not None and info != (truth["width"], truth["height"], len(truth["frames"])):
+                raise BadInput(f"{video} is {info[0]}x{info[1]} with {info[2]} frames, {truth_path} describes "
+                               f"{truth['width']}x{truth['height']} with {len(truth['frames'])}")
+            log_path = args.save_log or os.path.join(tmp, "quads.jsonl")
+            run["seconds"] = run_gpustyle(args, video, log_path)
+        run["log"] = log_path
+        entries = load_log(log_path)
+    results = score_entries(truth, entries)
+    summary = summarize(truth, results)
+    states = dict(collections.Counter(r["state"] for r in results).most_common())
+    phases = per_phase(truth, results)
+    targets = check_targets(summary)
+    if args.json:
+        json.dump({"run": run, "summary": summary, "targets": targets, "states": states, "phases": phases,
+                   "frames": results}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print_report(run, summary, states, phases, targets, results, args.verbose)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Score gpustyle live's picture tracking against a video's ground truth.",
+                                 epilog="See the module docstring for the log format and the scoring.")
+    ap.add_argument("input", metavar="DIR_OR_VIDEO",
+                    help="make_live_video.py folder, or a video with truth.json beside it")
+    ap.add_argument("--gpustyle", default=".build/release/gpustyle", help="gpustyle binary")
+    ap.add_argument("--style", default="2", help="--style for gpustyle live (default 2)")
+    ap.add_argument("--device", help="--device for gpustyle live (e.g. cpu); not passed when omitted")
+    ap.add_argument("--extra", default="", help="more arguments for gpustyle live, e.g. \"--strength 0.8\"")
+    ap.add_argument("--pace", default="all", help="--pace for gpustyle live (default all; lockstep is reproducible)")
+    ap.add_argument("--decode", action="store_true", help="decode a non-Y4M video to a temporary .y4m first")
+    ap.add_argument("--truth", help="truth.json (default: in the folder / next to the video)")
+    ap.add_argument("--log", help="score this existing quad log instead of running gpustyle")
+    ap.add_argument("--save-log", help="keep the quad log of the run at this path")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds allowed for gpustyle live (default 900)")
+    ap.add_argument("--json", action="store_true", help="print JSON instead of the report")
+    ap.add_argument("--verbose", "-v", action="store_true", help="one line per output frame first")
+    args = ap.parse_args(argv)
+    try:
+        evaluate(args)
+    except BadInput as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
