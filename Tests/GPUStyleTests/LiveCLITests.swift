@@ -41,7 +41,7 @@ final class LiveCLITests: XCTestCase {
         let clip = folder.appendingPathComponent("clip.mp4").path
         try LiveTestSupport.testsourceFile(clip, width: 96, height: 72, frames: 45)
         let out = folder.appendingPathComponent("out.y4m").path
-        let result = try TestProcess.gpustyle(["live", "--input", clip, "--full-frame", "--style", "9", "--device", "cpu", "-o", out])
+        let result = try TestProcess.gpustyle(["live", "--input", clip, "--full-frame", "--style", "9", "--cycle", "300ms", "--device", "cpu", "-o", out])
         XCTAssertEqual(result.status, 0, result.stderr)
         let (_, frames) = try LiveTestSupport.parse(try Data(contentsOf: URL(fileURLWithPath: out)))
         XCTAssertGreaterThan(frames.count, 30)

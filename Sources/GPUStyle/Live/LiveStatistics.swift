@@ -2,7 +2,7 @@ import Foundation
 
 /// Counts and latencies of a live run: a line per interval (`--stats`) and a summary at exit.
 public final class LiveStatistics {
-    public struct Window {
+    struct Window {
         var framesIn = 0
         var framesOut = 0
         var inputDropped = 0

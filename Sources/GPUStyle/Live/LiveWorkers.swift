@@ -77,12 +77,14 @@ final class StylizeWorker: @unchecked Sendable {
     }
 
     /// The quad's rectified size (`Quad.rectifiedSize`) scaled so the longer side is `side`,
-    /// both sides at least the network's minimum.
+    /// both sides at least the network's minimum, rounded to multiples of 16: the quad changes
+    /// a little every frame, and a new network size means a new plan and new buffers.
     static func rectifiedSize(_ quad: Quad, side: Int) -> (width: Int, height: Int) {
         let natural = quad.rectifiedSize
         let scale = Double(side) / Double(max(1, max(natural.width, natural.height)))
-        let minimum = StyleNetwork.minimumInputSide
-        return (max(minimum, Int((Double(natural.width) * scale).rounded())),
-                max(minimum, Int((Double(natural.height) * scale).rounded())))
+        func rounded(_ length: Int) -> Int {
+            max(StyleNetwork.minimumInputSide, 16 * Int((Double(length) * scale / 16).rounded()))
+        }
+        return (rounded(natural.width), rounded(natural.height))
     }
 }

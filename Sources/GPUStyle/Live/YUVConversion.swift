@@ -25,10 +25,9 @@ public enum YUVConversion {
         let w = frame.width, h = frame.height, plane = w * h
         var rgb = [Float](repeating: 0, count: 3 * plane)
         let levels = Levels(full: fullRange)
-        let (positions, weights) = chromaTaps(count: w, factor: frame.chroma.factors.x, centred: isCentredHorizontally(frame.chroma),
-                                              chromaCount: frame.chroma.chromaSize(width: w, height: h).width)
-        let cw = frame.chroma.chromaSize(width: w, height: h).width
-        let ch = frame.chroma.chromaSize(width: w, height: h).height
+        let (cw, ch) = frame.chroma.chromaSize(width: w, height: h)
+        let (positions, weights) = chromaTaps(count: w, factor: frame.chroma.factors.x,
+                                              centred: isCentredHorizontally(frame.chroma), chromaCount: cw)
         let (rows, rowWeights) = chromaTaps(count: h, factor: frame.chroma.factors.y, centred: true, chromaCount: ch)
         let mono: Bool = { if case .mono = frame.chroma { return true } else { return false } }()
         let ys = 1 / levels.lumaScale, cs = 1 / levels.chromaScale
@@ -84,7 +83,7 @@ public enum YUVConversion {
                 u.withUnsafeMutableBufferPointer { up in
                     v.withUnsafeMutableBufferPointer { vp in
                         // One chroma row (and the fy luma rows it covers) per step: rows are independent.
-                        ParallelFor.ranges(max(ch, mono ? 0 : 1), grain: 8) { chromaRows in
+                        ParallelFor.ranges(mono ? 0 : ch, grain: 8) { chromaRows in
                             for cy in chromaRows {
                                 for cx in 0..<cw {
                                     var su: Float = 0, sv: Float = 0, n: Float = 0
