@@ -78,16 +78,10 @@ enum WarpFixtures {
     }
 }
 
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The tests' random inputs: the library's SplitMix64 (`SeededRandom`), reproducible run to run.
+typealias SplitMix = SeededRandom
+
+extension SeededRandom {
     mutating func nextFloat() -> Float { Float(next() >> 40) / Float(1 << 24) }
     mutating func nextDouble(_ range: ClosedRange<Double>) -> Double {
         range.lowerBound + (range.upperBound - range.lowerBound) * Double(next() >> 11) / Double(1 << 53)
