@@ -61,6 +61,8 @@ final class LiveSession {
         let log = try command.quadLog.map { try QuadLog(path: $0) }
         let output = try LiveOutput(command.output)
         let stylizer = try command.deviceOptions.makeStylizer()
+        var converter = try makeConverter(onGPU: !(stylizer.backend is CPUBackend))
+        if command.deviceOptions.verbose { printToStandardError("colour conversion: \(converter.name)") }
         let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(), carrier: QuadTracker())
         let mailbox = FrameMailbox(reader: source.reader, pace: command.pace ?? .realtime)
         let stop = StopSignal()
@@ -85,7 +87,15 @@ final class LiveSession {
                 let started = MonotonicClock.seconds()
                 let time = header.framesPerSecond.map { Double(index) / $0 } ?? started - wallStart
                 do {
-                    let image = YUVConversion.image(from: frame, fullRange: header.fullRange)
+                    let image: Image
+                    do {
+                        image = try converter.image(from: frame, fullRange: header.fullRange)
+                    } catch where !requiresGPU && !(converter is CPUFrameConverter) {
+                        // GPU failure is not user failure: the CPU kernel takes over for good.
+                        printToStandardError("gpustyle: warning: the GPU colour conversion failed (\(error)); continuing on the CPU")
+                        converter = CPUFrameConverter()
+                        image = try converter.image(from: frame, fullRange: header.fullRange)
+                    }
                     let (shown, report) = try pipeline.process(image, index: index, time: time)
                     let out = report.overlaid || options.fullFrame
                         ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
@@ -113,6 +123,30 @@ final class LiveSession {
         try output.finish(keep: ending == nil)
         try log?.finish(keep: ending == nil)
         if let ending { throw ending }
+    }
+}
+
+extension LiveSession {
+    /// --device gpu or --gpu-id: a GPU failure is an error, not a reason to fall back.
+    var requiresGPU: Bool {
+        if case .gpu = command.deviceOptions.preference { return true }
+        return false
+    }
+
+    /// The colour conversion runs where the network does: the GLSL kernel on its own Vulkan
+    /// context when the network is on a GPU (a failure to start is an error with --device gpu,
+    /// a warning and the CPU kernel with auto), else the CPU kernel.
+    func makeConverter(onGPU: Bool) throws -> FrameConverter {
+        guard onGPU else { return CPUFrameConverter() }
+        do {
+            return try VulkanFrameConverter(context: VulkanContext(deviceIndex: command.deviceOptions.gpuID))
+        } catch {
+            guard !requiresGPU else {
+                throw CommandFailure(message: "GPU requested but unusable for the colour conversion: \(error)", status: 1)
+            }
+            printToStandardError("gpustyle: warning: no GPU colour conversion (\(error)); using the CPU kernel")
+            return CPUFrameConverter()
+        }
     }
 }
 

@@ -160,10 +160,11 @@ final class LiveCLITests: XCTestCase {
 
     func testVulkanDeviceRunsTheSamePipeline() throws {
         let input = try LiveTestSupport.testsource(width: 96, height: 72, frames: 8)
-        let result = try TestProcess.gpustyle(["live", "--full-frame", "--pace", "lockstep", "--device", "gpu"], stdin: input)
+        let result = try TestProcess.gpustyle(["live", "--full-frame", "--pace", "lockstep", "--device", "gpu", "-v"], stdin: input)
         if result.status != 0 && result.stderr.contains("Vulkan") { throw XCTSkip("no usable Vulkan device: \(result.stderr)") }
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try LiveTestSupport.parse(result.stdout).1.count, 8)
+        XCTAssertTrue(result.stderr.contains("colour conversion: vulkan"), "the frames are converted on the device: \(result.stderr)")
     }
 
     /// 10,000 frames: once warmed up (weights loaded, buffers and thread arenas made, within the

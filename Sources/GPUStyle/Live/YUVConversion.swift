@@ -11,6 +11,12 @@
 public enum YUVConversion {
     static let kr: Float = 0.299, kb: Float = 0.114
 
+    /// E'r = E'y + rv E'pr, E'g = E'y + gu E'pb + gv E'pr, E'b = E'y + bu E'pb (shared with the GLSL kernel).
+    static var coefficients: (rv: Float, gu: Float, gv: Float, bu: Float) {
+        let rv = 2 * (1 - kr), bu = 2 * (1 - kb)
+        return (rv, -bu * kb / (1 - kr - kb), -rv * kr / (1 - kr - kb), bu)
+    }
+
     struct Levels {
         let lumaOffset: Float, lumaScale: Float, chromaScale: Float
         init(full: Bool) {
@@ -31,8 +37,7 @@ public enum YUVConversion {
         let (rows, rowWeights) = chromaTaps(count: h, factor: frame.chroma.factors.y, centred: true, chromaCount: ch)
         let mono: Bool = { if case .mono = frame.chroma { return true } else { return false } }()
         let ys = 1 / levels.lumaScale, cs = 1 / levels.chromaScale
-        let rv = 2 * (1 - kr), bu = 2 * (1 - kb)
-        let gu = -bu * kb / (1 - kr - kb), gv = -rv * kr / (1 - kr - kb)
+        let (rv, gu, gv, bu) = coefficients
         frame.y.withUnsafeBufferPointer { yp in
             frame.u.withUnsafeBufferPointer { up in
                 frame.v.withUnsafeBufferPointer { vp in

@@ -172,6 +172,7 @@ final class VulkanCommandRecorder {
         case VK_FORMAT_R32G32B32A32_SFLOAT: 16
         case VK_FORMAT_R16G16B16A16_SFLOAT: 8
         case VK_FORMAT_R16_SFLOAT: 2
+        case VK_FORMAT_R8_UINT: 1
         default: 4
         }
     }
