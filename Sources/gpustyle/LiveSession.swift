@@ -58,11 +58,18 @@ final class LiveSession {
         let source = try openSource()
         let header = source.reader.header
         try Stylizer.validate(width: header.width, height: header.height)
-        let log = try command.quadLog.map { try QuadLog(path: $0) }
-        let output = try LiveOutput(command.output)
         let stylizer = try command.deviceOptions.makeStylizer()
         var converter = try makeConverter(onGPU: !(stylizer.backend is CPUBackend))
         if command.deviceOptions.verbose { printToStandardError("colour conversion: \(converter.name)") }
+        // The outputs last: each makes a temporary file, which a later failure must not leave behind.
+        let output = try LiveOutput(command.output)
+        let log: QuadLog?
+        do {
+            log = try command.quadLog.map { try QuadLog(path: $0) }
+        } catch {
+            try? output.finish(keep: false)
+            throw error
+        }
         let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(), carrier: QuadTracker())
         let mailbox = FrameMailbox(reader: source.reader, pace: command.pace ?? .realtime)
         let stop = StopSignal()

@@ -86,6 +86,8 @@ final class LiveCLITests: XCTestCase {
             ("bad cycle", ["live", "--cycle", "soon"], nil, [:], "--cycle"),
             ("bad style", ["live", "--style", "99"], Data(), [:], "out of range"),
             ("bad timeout", ["live", "--tracking-timeout", "-1s"], nil, [:], "--tracking-timeout"),
+            ("no Vulkan", ["live", "--device", "gpu", "-o", out, "--quad-log", folder.appendingPathComponent("q.jsonl").path], good,
+             ["GPUSTYLE_VULKAN_LOADER": "/nonexistent/libvulkan.so.1"], "Vulkan"),
         ]
         for (label, arguments, stdin, environment, message) in cases {
             let result = try TestProcess.gpustyle(arguments, environment: environment, stdin: stdin)
