@@ -2,18 +2,20 @@
 """Score `gpustyle live`'s picture tracking on a video with known ground truth.
 
     python3 tools/evaluate_live.py DIR_OR_VIDEO [--gpustyle .build/release/gpustyle] [--style 2]
-        [--device cpu] [--extra "..."] [--pace all] [--decode] [--truth truth.json]
+        [--device cpu] [--extra "..."] [--pace realtime] [--decode] [--truth truth.json]
         [--log EXISTING.jsonl] [--save-log PATH] [--timeout 900] [--json] [--verbose]
 
 DIR_OR_VIDEO is a folder written by tools/make_live_video.py (truth.json plus video.y4m or
 video.mp4; the .y4m is used when both are there) or a video file with truth.json next to it
 (or given by --truth). The evaluator runs
 
-    GPUSTYLE live --input VIDEO --quad-log LOG.jsonl --style 2 --pace all --output /dev/null
+    GPUSTYLE live --input VIDEO --quad-log LOG.jsonl --style 2 --pace realtime --output /dev/null
                   [--device DEVICE] [EXTRA...]
 
 (EXTRA split like a shell would; write --extra="--x 1" with an equals sign when it starts with a
-dash; --pace lockstep makes the run reproducible). `gpustyle live --input` decodes any video
+dash). The default pace plays the video at its frame rate, as a camera would deliver it, so
+the figures are the real-time ones; --pace lockstep makes the quads reproducible (what the test
+asserts), --pace all runs as fast as it can. `gpustyle live --input` decodes any video
 through ffmpeg; with --decode, a video that is not .y4m (the committed .mp4) is first decoded to
 a temporary .y4m here (8-bit 4:2:0) and that is passed instead. The video's size and frame count
 must match the truth (checked from the Y4M header, or with ffprobe when it is installed). With
@@ -500,7 +502,7 @@ def main(argv=None):
     ap.add_argument("--style", default="2", help="--style for gpustyle live (default 2)")
     ap.add_argument("--device", help="--device for gpustyle live (e.g. cpu); not passed when omitted")
     ap.add_argument("--extra", default="", help="more arguments for gpustyle live, e.g. \"--strength 0.8\"")
-    ap.add_argument("--pace", default="all", help="--pace for gpustyle live (default all; lockstep is reproducible)")
+    ap.add_argument("--pace", default="realtime", help="--pace for gpustyle live (default realtime; lockstep is reproducible)")
     ap.add_argument("--decode", action="store_true", help="decode a non-Y4M video to a temporary .y4m first")
     ap.add_argument("--truth", help="truth.json (default: in the folder / next to the video)")
     ap.add_argument("--log", help="score this existing quad log instead of running gpustyle")
