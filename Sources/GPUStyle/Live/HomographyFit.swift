@@ -43,15 +43,4 @@ extension Homography {
         let h = td.inverse.composed(after: Homography(matrix: normalized).composed(after: ts))
         return h.matrix.allSatisfy(\.isFinite) ? h : nil
     }
-
-    /// Hartley's conditioning: translate the centroid to the origin and scale the mean distance
-    /// from it to √2 (nil when all points coincide).
-    static func similarityNormalization(_ points: [Point]) -> Homography? {
-        let n = Double(points.count)
-        let cx = points.reduce(0) { $0 + $1.x } / n, cy = points.reduce(0) { $0 + $1.y } / n
-        let mean = points.reduce(0) { $0 + ($1 - Point(x: cx, y: cy)).length } / n
-        guard mean > 0, mean.isFinite else { return nil }
-        let s = 2.0.squareRoot() / mean
-        return Homography(matrix: [s, 0, -s * cx, 0, s, -s * cy, 0, 0, 1])
-    }
 }

@@ -195,13 +195,23 @@ public struct Homography: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Hartley normalisation: the normalised points and the similarity that produced them.
+    /// Hartley's conditioning: translate the centroid to the origin and scale the mean distance
+    /// from it to √2 (nil when all points coincide).
+    static func similarityNormalization(_ points: [Point]) -> Homography? {
+        let n = Double(points.count)
+        let cx = points.reduce(0) { $0 + $1.x } / n, cy = points.reduce(0) { $0 + $1.y } / n
+        let mean = points.reduce(0) { $0 + ($1 - Point(x: cx, y: cy)).length } / n
+        guard mean > 0, mean.isFinite else { return nil }
+        let s = 2.0.squareRoot() / mean
+        return Homography(matrix: [s, 0, -s * cx, 0, s, -s * cy, 0, 0, 1])
+    }
+
+    /// Hartley normalisation (`similarityNormalization`): the normalised points and the
+    /// similarity that produced them. The corners passed `checkQuadrilateral`, so they are
+    /// distinct and the similarity exists.
     private static func hartley(_ points: [Point]) -> ([Point], Homography) {
-        let cx = points.map(\.x).reduce(0, +) / 4, cy = points.map(\.y).reduce(0, +) / 4
-        let meanDistance = points.map { Point(x: $0.x - cx, y: $0.y - cy).length }.reduce(0, +) / 4
-        let s = 2.0.squareRoot() / meanDistance
-        let t = Homography(matrix: [s, 0, -s * cx, 0, s, -s * cy, 0, 0, 1])
-        return (points.map { Point(x: s * ($0.x - cx), y: s * ($0.y - cy)) }, t)
+        let t = similarityNormalization(points)!
+        return (points.map(t.apply), t)
     }
 
     /// Solves an 8×8 system given as an 8×9 augmented matrix, by Gaussian elimination with
