@@ -23,21 +23,15 @@ enum TrackedQuadCheck {
             return .areaChange
         }
         let low = options.minimumCornerAngle, high = 180 - options.minimumCornerAngle
-        guard cornerAngles(quad).allSatisfy({ $0 >= low && $0 <= high }) else { return .cornerAngle }
+        let corners = quad.corners
+        guard (0..<4).allSatisfy({ i in
+            let angle = Quad.cornerAngle(corners, at: i)
+            return angle >= low && angle <= high
+        }) else { return .cornerAngle }
         guard visibleShare(quad, width: frameWidth, height: frameHeight) >= options.minimumVisibleShare else {
             return .leftFrame
         }
         return nil
-    }
-
-    /// Interior angles in degrees, corner by corner.
-    static func cornerAngles(_ quad: Quad) -> [Double] {
-        let c = quad.corners
-        return (0..<4).map { i in
-            let a = c[(i + 3) % 4] - c[i], b = c[(i + 1) % 4] - c[i]
-            let cosine = (a.x * b.x + a.y * b.y) / (a.length * b.length)
-            return acos(min(max(cosine, -1), 1)) * 180 / Double.pi
-        }
     }
 
     /// Share of the quad's area inside the frame's pixels ([−0.5, W − 0.5] × [−0.5, H − 0.5]):

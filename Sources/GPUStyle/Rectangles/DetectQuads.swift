@@ -114,12 +114,7 @@ enum DetectQuads {
         let width = (sides[0] + sides[2]) / 2, height = (sides[1] + sides[3]) / 2
         let aspect = min(width, height) / max(width, height)
         guard aspect >= options.minimumAspectRatio - 1e-9, aspect <= options.maximumAspectRatio + 1e-9 else { return false }
-        for i in 0..<4 {
-            let u = corners[(i + 3) % 4] - corners[i], v = corners[(i + 1) % 4] - corners[i]
-            let angle = acos(max(-1, min(1, (u.x * v.x + u.y * v.y) / (u.length * v.length)))) * 180 / .pi
-            guard abs(angle - 90) <= options.quadratureTolerance else { return false }
-        }
-        return true
+        return (0..<4).allSatisfy { abs(Quad.cornerAngle(corners, at: $0) - 90) <= options.quadratureTolerance }
     }
 
     static func isConvex(_ c: [Point]) -> Bool {
@@ -135,6 +130,14 @@ enum DetectQuads {
 }
 
 extension Quad {
+    /// Interior angle at corner `i` of the polygon `c`, in degrees, between the sides to its two
+    /// neighbours (on an array, so that a caller testing many corner sets builds no quads).
+    static func cornerAngle(_ c: [Point], at i: Int) -> Double {
+        let n = c.count
+        let u = c[(i + n - 1) % n] - c[i], v = c[(i + 1) % n] - c[i]
+        return acos(max(-1, min(1, (u.x * v.x + u.y * v.y) / (u.length * v.length)))) * 180 / .pi
+    }
+
     /// Whether every corner lies within `distance` of the other quad's corresponding corner.
     func isNear(_ other: Quad, within distance: Double) -> Bool {
         zip(corners, other.corners).allSatisfy { $0.distance(to: $1) < distance }
