@@ -1,4 +1,13 @@
 extension Image {
+    /// The smallest integer factor that box-downscales a width x height image to at most
+    /// `maximumPixels` pixels (leftover columns and rows dropped). An integer box keeps the
+    /// reduction a plain average, with no resampling phase to get wrong.
+    static func boxFactor(width: Int, height: Int, maximumPixels: Int) -> Int {
+        var factor = 1
+        while (width / factor) * (height / factor) > maximumPixels { factor += 1 }
+        return factor
+    }
+
     /// A copy scaled so that its longer side is at most `maxSide` pixels, by averaging the
     /// source pixels each output pixel covers (box filter: no aliasing when shrinking).
     public func downscaled(toFit maxSide: Int) -> Image {

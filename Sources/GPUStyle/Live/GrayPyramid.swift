@@ -41,15 +41,6 @@ struct GrayPyramid {
     /// One row of block sums, kept between frames.
     private var rows: [Float] = []
 
-    /// The smallest integer factor that brings a frame to at most `maximumPixels` pixels. An
-    /// integer box keeps the reduction a plain average (no resampling phase to get wrong) and
-    /// makes the cost of everything after it nearly independent of the camera's resolution.
-    static func factor(width: Int, height: Int, maximumPixels: Int) -> Int {
-        var f = 1
-        while (width / f) * (height / f) > maximumPixels { f += 1 }
-        return f
-    }
-
     /// Rebuilds the pyramid from `image`, reusing the existing storage. Only the working pixels
     /// within `margin` working pixels of `box` (frame coordinates; nil for the whole frame) are
     /// computed, at every level.
@@ -57,7 +48,9 @@ struct GrayPyramid {
                         around box: (x: Double, y: Double, width: Double, height: Double)? = nil, margin: Int = 0) {
         frameWidth = image.width
         frameHeight = image.height
-        factor = Self.factor(width: image.width, height: image.height, maximumPixels: max(1, maximumWorkingPixels))
+        // An integer box (`Image.boxFactor`) makes the cost of everything after it nearly
+        // independent of the camera's resolution.
+        factor = Image.boxFactor(width: image.width, height: image.height, maximumPixels: max(1, maximumWorkingPixels))
         let count = max(1, levelCount)
         if levels.count != count { levels = [GrayPlane](repeating: GrayPlane(), count: count) }
         let ww = image.width / factor, wh = image.height / factor

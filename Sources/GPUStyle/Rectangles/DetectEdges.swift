@@ -44,9 +44,7 @@ enum DetectEdges {
 
     /// The integer box-downscale factor for a width x height image.
     static func scale(width: Int, height: Int) -> Int {
-        var scale = 1
-        while (width / scale) * (height / scale) > workingPixels { scale += 1 }
-        return scale
+        Image.boxFactor(width: width, height: height, maximumPixels: workingPixels)
     }
 
     /// The channels edges are looked for in, as weights of r, g, b: Rec. 601 luma, and two
