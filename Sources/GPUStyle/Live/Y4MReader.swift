@@ -66,7 +66,7 @@ final class FileDescriptorSource {
             if n > 0 { buffer.append(contentsOf: chunk[0..<n]); return }
             if n == 0 { atEnd = true; return }
             if errno == EINTR { continue }
-            throw Y4MError("cannot read the input: \(String(cString: strerror(errno)))")
+            throw Y4MError("cannot read the input: \(FileAccess.errorText())")
         }
     }
 

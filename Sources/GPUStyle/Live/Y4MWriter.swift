@@ -20,26 +20,17 @@ public final class Y4MWriter {
     public func write(_ frame: YUVFrame) throws {
         precondition(frame.width == header.width && frame.height == header.height && frame.chroma == header.chroma,
                      "frame does not match the stream header")
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + frame.y.count + 2 * frame.u.count)
-        if !wroteHeader { bytes += Array(header.line.utf8) }
-        bytes += Array("FRAME\n".utf8)
-        bytes += frame.y
-        bytes += frame.u
-        bytes += frame.v
-        try writeAll(bytes)
+        var bytes = Data(capacity: 64 + frame.y.count + 2 * frame.u.count)
+        if !wroteHeader { bytes.append(contentsOf: header.line.utf8) }
+        bytes.append(contentsOf: "FRAME\n".utf8)
+        bytes.append(contentsOf: frame.y)
+        bytes.append(contentsOf: frame.u)
+        bytes.append(contentsOf: frame.v)
+        if let code = FileAccess.writeAll(bytes, to: descriptor) {
+            if code == EPIPE { throw ClosedError() }
+            throw Y4MError("cannot write the output: \(FileAccess.errorText(code))")
+        }
         wroteHeader = true
         framesWritten += 1
-    }
-
-    private func writeAll(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 { offset += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EPIPE { throw ClosedError() }
-            throw Y4MError("cannot write the output: \(String(cString: strerror(errno)))")
-        }
     }
 }
