@@ -31,10 +31,8 @@ final class LiveOutput {
             guard descriptor >= 0 else { throw CommandFailure(message: "\(destination): cannot open for writing") }
             return
         }
-        let name = (destination as NSString).lastPathComponent
-        let folder = (destination as NSString).deletingLastPathComponent
-        let ext = (name as NSString).pathExtension
-        let partial = (folder.isEmpty ? "" : folder + "/") + ".\(name).partial-\(getpid())" + (ext.isEmpty ? "" : ".\(ext)")
+        let ext = (destination as NSString).pathExtension
+        let partial = OutputPath.temporary(for: destination, keepingExtension: true)
         temporary = partial
         if ext.lowercased() == "y4m" {
             descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)

@@ -73,9 +73,8 @@ final class LiveSession {
         let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(), carrier: QuadTracker())
         let mailbox = FrameMailbox(reader: source.reader, pace: command.pace ?? .realtime)
         let stop = StopSignal()
-        let writer = Y4MWriter(fileDescriptor: output.descriptor, header: Y4MHeader(
-            width: header.width, height: header.height, frameRate: header.frameRate, chroma: header.chroma,
-            fullRange: header.fullRange, otherTokens: header.otherTokens))
+        // The output keeps the input's header: same size, rate, layout and range.
+        let writer = Y4MWriter(fileDescriptor: output.descriptor, header: header)
         let statistics = LiveStatistics()
         var ending: Error?
         mailbox.start()
@@ -182,8 +181,7 @@ final class QuadLog {
     init(path: String) throws {
         try OutputPath.checkWritable(path)
         self.path = path
-        let name = (path as NSString).lastPathComponent, folder = (path as NSString).deletingLastPathComponent
-        temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).partial-\(getpid())"
+        temporary = OutputPath.temporary(for: path)
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
               let handle = FileHandle(forWritingAtPath: temporary) else {
             throw CommandFailure(message: "\(path): cannot create the file")

@@ -15,4 +15,14 @@ enum OutputPath {
             throw CommandFailure(message: "\(path): output folder \(directory) is not writable")
         }
     }
+
+    /// A hidden name beside `path` to write to before renaming it into place (rename is atomic
+    /// only within one file system). `keepingExtension` for ffmpeg, which picks the container by
+    /// the name's extension.
+    static func temporary(for path: String, keepingExtension: Bool = false) -> String {
+        let name = (path as NSString).lastPathComponent, folder = (path as NSString).deletingLastPathComponent
+        let ext = (name as NSString).pathExtension
+        return (folder.isEmpty ? "" : folder + "/") + ".\(name).partial-\(getpid())"
+            + (keepingExtension && !ext.isEmpty ? ".\(ext)" : "")
+    }
 }

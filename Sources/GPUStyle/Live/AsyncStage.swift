@@ -68,8 +68,6 @@ public final class AsyncStage<Job: Sendable, Output: Sendable>: @unchecked Senda
         }
     }
 
-    public var isBusy: Bool { condition.withLock { busy } }
-
     /// Waits until the job in flight, if any, has finished (lockstep runs).
     public func waitUntilIdle() {
         condition.withLock { while busy { condition.wait() } }

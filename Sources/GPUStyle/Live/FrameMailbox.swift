@@ -21,7 +21,6 @@ public final class FrameMailbox: @unchecked Sendable {
         case failed(Error)
     }
 
-    public let header: Y4MHeader
     private let reader: Y4MReader
     private let pace: Pace
     private let condition = NSCondition()
@@ -35,7 +34,6 @@ public final class FrameMailbox: @unchecked Sendable {
 
     public init(reader: Y4MReader, pace: Pace) {
         self.reader = reader
-        self.header = reader.header
         self.pace = pace
     }
 
