@@ -1,6 +1,7 @@
 #version 450
 // Per-channel mean and biased variance over H x W in fp32, folded with the layer's γ/β into
-// scale = γ / sqrt(var + 1e-5) and shift = β - mean * scale. One workgroup per channel; the
+// scale = γ / sqrt(var + 1e-5) and shift = β - mean * scale; or, in moments mode (tiled
+// execution), written out as [mean, M2 = variance * count] for the host to merge over tiles. One workgroup per channel; the
 // map is read as vec4 texels (cheap on lavapipe, unlike storage-buffer loads).
 //
 // Accuracy on maps of millions of pixels: each invocation sums blocks of BLOCK strided vec4s
@@ -25,6 +26,7 @@ layout(push_constant) uniform Push {
     uint planeStride4;   // plane stride in vec4s
     uint channelBase;    // first channel of this chunk (the source binding starts at it)
     uint tableOffset;    // layer * 64
+    uint moments;        // 1: write [mean, M2] per channel at 2c (a tile's moments), not scale/shift
 } p;
 
 const uint WORKGROUP = gl_WorkGroupSize.x;
@@ -74,7 +76,11 @@ void main() {
     }
     float variance = workgroupSum((squares.x + squares.y) + (squares.z + squares.w)) / float(p.count);
 
-    if (lane == 0u) {
+    if (lane == 0u && p.moments != 0u) {
+        uint c = p.channelBase + channel;
+        table[2u * c] = mean;
+        table[2u * c + 1u] = variance * float(p.count);
+    } else if (lane == 0u) {
         uint c = p.channelBase + channel;
         uint g = p.tableOffset + c, b = p.tableOffset + 32u + c;
         float gamma = params[g >> 2][g & 3u];

@@ -20,10 +20,17 @@ layout(binding = 1, rgba16f) uniform writeonly imageBuffer destination;
 layout(binding = 1, rgba32f) uniform writeonly imageBuffer destination;
 #endif
 
+// The source may be a tile of a larger map (tiled execution): padded row r is the map's
+// logical row rowStart + r (upsampled coordinates, reflected into the map), i.e. source row
+// reflect(rowStart + r) / scale - sourceRowStart. A whole map has rowStart = -padding and
+// sourceRowStart = 0. The same for columns.
 layout(push_constant) uniform Push {
-    uint srcWidth, srcHeight, srcPlaneStride;
+    uint srcWidth, srcPlaneStride;
     uint paddedWidth, paddedHeight, dstRowStride, dstPlaneStride;
-    uint padding, upsample, split, oddColumnsStart;
+    uint upsample, split, oddColumnsStart;
+    uint fullWidth, fullHeight;          // the whole source map, before upsampling
+    int columnStart, rowStart;           // logical coordinate of padded column / row 0
+    int sourceColumnStart, sourceRowStart;  // where the source buffer starts in the map
 } p;
 
 // Reflects i into [0, n) (requires |overhang| < n, which the plan guarantees).
@@ -38,7 +45,7 @@ uint sourceColumn(uint slot) {
     uint column = slot;  // padded column stored at this slot
     if (p.split != 0u) column = slot < p.oddColumnsStart ? 2u * slot : 2u * (slot - p.oddColumnsStart) + 1u;
     column = min(column, p.paddedWidth - 1u);
-    return uint(reflectIndex(int(column) - int(p.padding), int(p.srcWidth << p.upsample)) >> p.upsample);
+    return uint((reflectIndex(p.columnStart + int(column), int(p.fullWidth << p.upsample)) >> p.upsample) - p.sourceColumnStart);
 }
 
 void main() {
@@ -46,7 +53,7 @@ void main() {
     uint row = gl_GlobalInvocationID.y;
     uint channel = gl_GlobalInvocationID.z;
     if (slot >= p.paddedWidth || row >= p.paddedHeight) return;
-    uint sy = uint(reflectIndex(int(row) - int(p.padding), int(p.srcHeight << p.upsample)) >> p.upsample);
+    uint sy = uint((reflectIndex(p.rowStart + int(row), int(p.fullHeight << p.upsample)) >> p.upsample) - p.sourceRowStart);
     int rowBase = int(channel * p.srcPlaneStride + sy * p.srcWidth);
     vec4 v = vec4(texelFetch(source, rowBase + int(sourceColumn(slot))).x,
                   texelFetch(source, rowBase + int(sourceColumn(slot + 1u))).x,

@@ -5,13 +5,20 @@ enum DeviceName: String, ExpressibleByArgument, CaseIterable {
     case auto, gpu, cpu
 }
 
-/// `--device`, `--gpu-id` and `--verbose`, shared by the commands that run the network.
+/// `--device`, `--gpu-id`, `--max-memory` and `--verbose`, shared by the commands that run the
+/// network.
 struct DeviceOptions: ParsableArguments {
     @Option(help: "Where to run: auto (a real GPU if present, else the CPU path), gpu (Vulkan), or cpu.")
     var device: DeviceName = .auto
 
     @Option(name: .customLong("gpu-id"), help: "Vulkan device index (see `gpustyle devices`); implies --device gpu unless --device is given.")
     var gpuID: Int?
+
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
+        "Memory one image may use, e.g. 800M or 2G; larger images run in tiles (same result within 1/255).",
+        discussion: "Default: half of the memory available (cgroup limit included), at most 4G."),
+            transform: MemorySize.parse)
+    var maxMemory: Int?
 
     @Flag(name: .shortAndLong, help: "Say which path was chosen and why, and time each image.")
     var verbose = false
@@ -36,6 +43,11 @@ struct DeviceOptions: ParsableArguments {
         }
         choice.warnings.forEach(printToStandardError)
         if verbose { printToStandardError("device: \(choice.backend.name) — \(choice.reason)") }
-        return Stylizer(model: model, backend: choice.backend)
+        let stylizer = Stylizer(model: model, backend: choice.backend)
+        stylizer.memoryBudget = maxMemory ?? MemoryBudget.defaultBudget()
+        if verbose, maxMemory == nil {
+            printToStandardError("memory budget: \(MemorySize.describe(stylizer.memoryBudget!)) (--max-memory)")
+        }
+        return stylizer
     }
 }

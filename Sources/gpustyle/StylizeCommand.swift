@@ -78,11 +78,18 @@ struct StylizeCommand: ParsableCommand {
         try Stylizer.validate(width: image.width, height: image.height)
         let stylizer = try deviceOptions.makeStylizer()
         let start = MonotonicClock.seconds()
-        let result = try stylizer.stylize(image, mix: mix, strength: strength)
+        // The image's last use: tiled runs release its planes once they are stored compactly.
+        let result: Image
+        do {
+            result = try stylizer.stylize(image, mix: mix, strength: strength)
+        } catch let error as TilingLayout.BudgetError {
+            throw CommandFailure(message: "\(input): \(error)", status: 1)
+        }
         try ImageIO.writePNG(result, to: destination)
         if deviceOptions.verbose {
-            printToStandardError(String(format: "%@: %dx%d, style %@, %.0f ms", input, image.width, image.height,
-                                        mix.description, (MonotonicClock.seconds() - start) * 1000))
+            printToStandardError(String(format: "%@: %dx%d, style %@, %.0f ms%@", input, result.width, result.height,
+                                        mix.description, (MonotonicClock.seconds() - start) * 1000,
+                                        stylizer.lastLayout.map { ", in tiles (\($0))" } ?? ""))
         }
     }
 }

@@ -24,28 +24,32 @@ public final class CPUBackend: NetworkBackend {
     }
 
     /// Reuses the buffer from earlier runs when it is large enough; memory stays bounded by the
-    /// largest plan seen.
-    private func buffer(_ id: ExecutionPlan.Buffer, floats: Int) -> UnsafeMutableBufferPointer<Float> {
+    /// largest plan seen. An allocation the system refuses is an `OutOfMemoryError`, not a trap.
+    private func buffer(_ id: ExecutionPlan.Buffer, floats: Int) throws -> UnsafeMutableBufferPointer<Float> {
         if let existing = buffers[id], existing.count >= floats { return existing }
         buffers[id]?.deallocate()
-        let fresh = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(floats, 1))
+        buffers[id] = nil
+        let fresh = try CheckedAllocation.floats(max(floats, 1), for: "the \(id) buffer of the CPU path")
         fresh.initialize(repeating: 0)
         buffers[id] = fresh
         return fresh
     }
 
-    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {
+    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
+                    affine presetAffine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         var storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>] = [:]
         for (id, floats) in plan.bufferFloats {
-            let buffer = buffer(id, floats: floats)
+            let buffer = try buffer(id, floats: floats)
             if let input = inputs[id] {
                 precondition(input.count <= floats, "input larger than its plan buffer")
                 _ = buffer.initialize(from: input)
             }
             storage[id] = buffer.baseAddress!
         }
-        let tableSize = max(normParameters.count, StyleNetwork.layers.count * ExecutionPlan.parametersPerLayer)
+        let tableSize = max(normParameters.count, presetAffine?.count ?? 0,
+                            StyleNetwork.layers.count * ExecutionPlan.parametersPerLayer)
         if affine.count < tableSize { affine = [Float](repeating: 0, count: tableSize) }
+        if let presetAffine { affine.replaceSubrange(0..<presetAffine.count, with: presetAffine) }
 
         normParameters.withUnsafeBufferPointer { parameters in
             affine.withUnsafeMutableBufferPointer { affine in
@@ -56,8 +60,11 @@ public final class CPUBackend: NetworkBackend {
                 }
             }
         }
-        let output = storage[plan.output]!
-        return Array(UnsafeBufferPointer(start: output, count: plan.bufferFloats[plan.output]!))
+        var results: [ExecutionPlan.Buffer: [Float]] = [:]
+        for id in outputs {
+            results[id] = Array(UnsafeBufferPointer(start: storage[id]!, count: plan.bufferFloats[id]!))
+        }
+        return results
     }
 
     private func execute(_ step: ExecutionPlan.Step, _ storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>],
@@ -72,6 +79,8 @@ public final class CPUBackend: NetworkBackend {
         case .normApply(let apply):
             InstanceNorm.apply(apply, source: storage[apply.source]!, destination: storage[apply.destination]!,
                                residual: apply.residual.map { UnsafePointer(storage[$0]!) }, affine: affine)
+        case .normMoments(let moments):
+            InstanceNorm.moments(moments, source: storage[moments.source]!, destination: storage[moments.destination]!)
         }
     }
 }

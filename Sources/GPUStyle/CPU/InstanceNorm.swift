@@ -23,6 +23,19 @@ enum InstanceNorm {
         }
     }
 
+    /// Per channel [mean, M2] of a tile's map, for `RunningMoments` to merge.
+    static func moments(_ step: ExecutionPlan.NormMoments, source: UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>) {
+        let shape = step.shape
+        let count = shape.height * shape.width
+        ParallelFor.ranges(shape.channels) { channels in
+            for c in channels {
+                let (mean, variance) = moments(source + c * shape.planeStride, count)
+                destination[2 * c] = Float(mean)
+                destination[2 * c + 1] = Float(variance * Double(count))
+            }
+        }
+    }
+
     static func moments(_ plane: UnsafePointer<Float>, _ count: Int) -> (mean: Double, variance: Double) {
         var sum = 0.0, squares = 0.0
         let shift = plane[0]

@@ -1,31 +1,26 @@
 import CKernels
 
 /// CPU kernel of `ExecutionPlan.Pad`: optional nearest 2x upsample, reflection padding
-/// (numpy's 'reflect': the edge pixel is not repeated), and the split layout for stride 2.
+/// (numpy's 'reflect': the edge pixel is not repeated), and the split layout for stride 2; the
+/// source may be a tile of a larger map (`Pad.Window`).
 enum ReflectPad {
     /// Mirrors `index` into `0..<count` (valid for overhangs smaller than `count`).
     @inline(__always)
-    static func reflect(_ index: Int, _ count: Int) -> Int {
-        index < 0 ? -index : (index >= count ? 2 * (count - 1) - index : index)
-    }
+    static func reflect(_ index: Int, _ count: Int) -> Int { ExecutionPlan.reflect(index, count) }
 
-    /// For each column of a padded row, the source column it copies (in the unpadded,
-    /// not upsampled source row), in the order the columns are stored.
+    /// For each column of a padded row, the source column it copies (in the source buffer's
+    /// row), in the order the columns are stored.
     static func sourceColumns(for pad: ExecutionPlan.Pad) -> [Int32] {
-        let scale = pad.upsample ? 2 : 1
-        let logicalWidth = scale * pad.sourceShape.width
         var table = [Int32](repeating: 0, count: pad.paddedWidth)
         for column in 0..<pad.paddedWidth {
             let stored = pad.split ? (column % 2 == 0 ? column / 2 : pad.oddColumnsStart + column / 2) : column
-            table[stored] = Int32(reflect(column - pad.padding, logicalWidth) / scale)
+            table[stored] = Int32(pad.sourceIndex(column, along: pad.window.columns))
         }
         return table
     }
 
     static func run(_ pad: ExecutionPlan.Pad, source: UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>) {
         let shape = pad.sourceShape
-        let scale = pad.upsample ? 2 : 1
-        let logicalHeight = scale * shape.height
         let columns = sourceColumns(for: pad)
         let rowStride = pad.rowStride, planeStride = pad.planeStride, width = pad.paddedWidth
         let rows = shape.channels * pad.paddedHeight
@@ -33,7 +28,7 @@ enum ReflectPad {
             ParallelFor.ranges(rows, grain: 64) { range in
                 for index in range {
                     let channel = index / pad.paddedHeight, row = index % pad.paddedHeight
-                    let sourceRow = reflect(row - pad.padding, logicalHeight) / scale
+                    let sourceRow = pad.sourceIndex(row, along: pad.window.rows)
                     let src = source + channel * shape.planeStride + sourceRow * shape.width
                     let dst = destination + channel * planeStride + row * rowStride
                     gs_gather_row(src, columns.baseAddress, Int32(width), dst)

@@ -14,16 +14,17 @@ public final class FallbackBackend: NetworkBackend {
 
     public var name: String { (primary ?? fallback)?.name ?? "none" }
 
-    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {
+    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
+                    affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         if let primary {
             do {
-                return try primary.run(plan, inputs: inputs, normParameters: normParameters)
+                return try primary.run(plan, inputs: inputs, normParameters: normParameters, affine: affine, outputs: outputs)
             } catch {
                 warn("warning: \(primary.name) failed (\(error)); continuing on the CPU path")
                 self.primary = nil
             }
         }
         if fallback == nil { fallback = makeFallback() }
-        return try fallback!.run(plan, inputs: inputs, normParameters: normParameters)
+        return try fallback!.run(plan, inputs: inputs, normParameters: normParameters, affine: affine, outputs: outputs)
     }
 }

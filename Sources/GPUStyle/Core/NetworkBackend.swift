@@ -7,10 +7,21 @@ public protocol NetworkBackend: AnyObject {
     /// Human-readable name, e.g. "cpu (2 threads, avx2+fma)" or "vulkan: llvmpipe (...)".
     var name: String { get }
 
-    /// Runs the plan's steps. `inputs` gives the initial contents of some buffers (each
+    /// Runs the plan's steps. `inputs` gives the initial contents of some buffers (each at most
     /// `plan.bufferFloats[buffer]` floats long); the others start undefined. `normParameters` is
     /// the per-layer γ/β table (`ExecutionPlan.parametersPerLayer` floats per layer: γ at
-    /// [0, 32), β at [32, 64)), as `StyleModel.normParameters(for:)` builds it. Returns the final
-    /// contents of `plan.output` (`plan.bufferFloats[plan.output]` floats).
-    func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float]
+    /// [0, 32), β at [32, 64)), as `StyleModel.normParameters(for:)` builds it; `NormStatistics`
+    /// steps fold it into the scale/shift table that `NormApply` steps read. `affine`, when
+    /// given, is that scale/shift table ready-made (same layout; tiled execution computes it
+    /// from moments merged over the whole image). Returns the final contents of each buffer
+    /// in `outputs` (`plan.bufferFloats[buffer]` floats each).
+    func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
+             affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]]
+}
+
+extension NetworkBackend {
+    /// Runs a whole-image plan and returns `plan.output`.
+    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {
+        try run(plan, inputs: inputs, normParameters: normParameters, affine: nil, outputs: [plan.output])[plan.output]!
+    }
 }

@@ -4,6 +4,11 @@ public final class Stylizer {
     public let model: StyleModel
     public let backend: NetworkBackend
     private var cachedPlan: ExecutionPlan?
+    /// Bytes one image may use (see `TilingLayout`): images whose whole-image plan does not fit
+    /// are stylized in tiles, with the same result within 1/255. nil: always whole-image plans.
+    public var memoryBudget: Int?
+    /// The tiled layout the last image used (nil: the whole-image plan).
+    public private(set) var lastLayout: TilingLayout?
 
     public init(model: StyleModel, backend: NetworkBackend) {
         self.model = model
@@ -25,14 +30,28 @@ public final class Stylizer {
     /// Runs the network on `image` (its size need not be a multiple of 4: the input is
     /// reflection-padded on the bottom and right, and the result cropped back). `strength`
     /// mixes the stylized result with the original (1 = fully stylized). Alpha passes through.
-    public func stylize(_ image: Image, mix: StyleMix, strength: Float = 1) throws -> Image {
+    ///
+    /// Pass the image without keeping a copy (its last use) so that tiled runs can release its
+    /// planes once they are stored compactly.
+    public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1) throws -> Image {
         try Stylizer.validate(width: image.width, height: image.height)
         let height = roundUp(image.height, StyleNetwork.sizeMultiple)
         let width = roundUp(image.width, StyleNetwork.sizeMultiple)
         let plan = self.plan(height: height, width: width)
+        lastLayout = nil
+        if let memoryBudget, let layout = try TilingLayout.choose(for: image, plan: plan, strength: strength, budget: memoryBudget) {
+            return try stylize(image, mix: mix, strength: strength, layout: layout)
+        }
         let input = Stylizer.paddedInput(image, plan.inputShape, floats: plan.bufferFloats[.input]!)
         let output = try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix))
         return Stylizer.cropOutput(output, plan.outputShape, like: image, strength: strength)
+    }
+
+    /// Stylizes in tiles with the given layout (tests and benchmarks force small tiles).
+    public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1, layout: TilingLayout) throws -> Image {
+        try Stylizer.validate(width: image.width, height: image.height)
+        lastLayout = layout
+        return try TiledStylizer(backend: backend, model: model, layout: layout).stylize(image, mix: mix, strength: strength)
     }
 
     private func plan(height: Int, width: Int) -> ExecutionPlan {

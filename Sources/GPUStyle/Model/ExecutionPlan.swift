@@ -20,6 +20,8 @@ public struct ExecutionPlan: Sendable {
         case padded
         /// Activations; residual blocks need three live tensors at once.
         case a, b, c
+        /// Per-channel moments of one map (`NormMoments`): tiled execution reads them back.
+        case moments
     }
 
     /// Floats between two channel planes are a multiple of this (64 floats = 256 bytes, the
@@ -43,6 +45,12 @@ public struct ExecutionPlan: Sendable {
     }
 
     /// Reflection padding (with optional 2x nearest upsampling first) of a dense tensor.
+    ///
+    /// The source buffer may hold only a tile of a larger map (tiled execution): `window` says
+    /// where. Padded row `r` reads the map's logical row `window.top + r` (in upsampled
+    /// coordinates; rows outside the map are reflected into it, as for a whole map), which is
+    /// row `reflect(window.top + r) / scale - window.sourceTop` of the source buffer. A whole
+    /// map is the window with `sourceTop = 0` and `top = -padding`.
     public struct Pad: Sendable {
         public let source: Buffer
         public let destination: Buffer
@@ -50,19 +58,62 @@ public struct ExecutionPlan: Sendable {
         public let upsample: Bool
         public let padding: Int
         public let split: Bool
+        public let window: Window
+
+        /// Where a padded tile sits: one `Window.Axis` per direction.
+        public struct Window: Sendable, Equatable {
+            public struct Axis: Sendable, Equatable {
+                /// First row (column) of the source buffer within the whole source map.
+                public var sourceStart: Int
+                /// Rows (columns) of the whole source map, before upsampling.
+                public var fullSize: Int
+                /// Logical coordinate of padded row (column) 0, in the upsampled whole map
+                /// (negative at the map's start: those rows are reflected).
+                public var start: Int
+                /// Padded rows (columns).
+                public var size: Int
+                public init(sourceStart: Int, fullSize: Int, start: Int, size: Int) {
+                    self.sourceStart = sourceStart
+                    self.fullSize = fullSize
+                    self.start = start
+                    self.size = size
+                }
+            }
+            public var rows: Axis
+            public var columns: Axis
+            public init(rows: Axis, columns: Axis) {
+                self.rows = rows
+                self.columns = columns
+            }
+        }
+
+        /// A whole map: reflection padding by `padding` on every side.
         public init(source: Buffer, destination: Buffer, sourceShape: DenseShape, upsample: Bool, padding: Int, split: Bool) {
             precondition(padding < sourceShape.height * (upsample ? 2 : 1) && padding < sourceShape.width * (upsample ? 2 : 1),
                          "reflection padding must be smaller than the padded side")
+            let scale = upsample ? 2 : 1
+            self.init(source: source, destination: destination, sourceShape: sourceShape, upsample: upsample, padding: padding,
+                      split: split, window: Window(
+                        rows: .init(sourceStart: 0, fullSize: sourceShape.height, start: -padding,
+                                    size: scale * sourceShape.height + 2 * padding),
+                        columns: .init(sourceStart: 0, fullSize: sourceShape.width, start: -padding,
+                                       size: scale * sourceShape.width + 2 * padding)))
+        }
+
+        /// A tile of a map (see `Window`); `padding` is the layer's (kept for reports).
+        public init(source: Buffer, destination: Buffer, sourceShape: DenseShape, upsample: Bool, padding: Int, split: Bool,
+                    window: Window) {
             self.source = source
             self.destination = destination
             self.sourceShape = sourceShape
             self.upsample = upsample
             self.padding = padding
             self.split = split
+            self.window = window
         }
-        /// Size after upsampling and padding.
-        public var paddedHeight: Int { (upsample ? 2 : 1) * sourceShape.height + 2 * padding }
-        public var paddedWidth: Int { (upsample ? 2 : 1) * sourceShape.width + 2 * padding }
+
+        public var paddedHeight: Int { window.rows.size }
+        public var paddedWidth: Int { window.columns.size }
         public var oddColumnsStart: Int { split ? (paddedWidth + 1) / 2 : 0 }
         public var rowStride: Int { roundUp(paddedWidth + ExecutionPlan.rowSlack, 8) }
         public var planeStride: Int { roundUp(paddedHeight * rowStride, ExecutionPlan.planeAlignment) }
@@ -72,6 +123,12 @@ public struct ExecutionPlan: Sendable {
         /// (output x reads offset + x: strides are folded into the split layout).
         public func columnOffset(tap kx: Int) -> Int {
             split ? (kx % 2 == 0 ? kx / 2 : oddColumnsStart + kx / 2) : kx
+        }
+
+        /// Row (column) of the source buffer that padded row (column) `index` copies.
+        public func sourceIndex(_ index: Int, along axis: Window.Axis) -> Int {
+            let scale = upsample ? 2 : 1
+            return ExecutionPlan.reflect(axis.start + index, scale * axis.fullSize) / scale - axis.sourceStart
         }
     }
 
@@ -131,11 +188,31 @@ public struct ExecutionPlan: Sendable {
         }
     }
 
+    /// Per-channel mean and sum of squared deviations (M2) over a whole dense map, into
+    /// `destination` as [mean, M2] pairs (fp32): tiled execution reads them back for each tile
+    /// and merges them over the whole image in double (`RunningMoments`) before any tile is
+    /// normalised.
+    public struct NormMoments: Sendable {
+        public let layer: Int
+        public let source: Buffer
+        public let destination: Buffer
+        public let shape: DenseShape
+        public init(layer: Int, source: Buffer, destination: Buffer = .moments, shape: DenseShape) {
+            precondition(shape.channels <= StyleNetwork.maxChannels)
+            self.layer = layer
+            self.source = source
+            self.destination = destination
+            self.shape = shape
+        }
+        public var floatCount: Int { 2 * shape.channels }
+    }
+
     public enum Step: Sendable {
         case pad(Pad)
         case convolution(Convolution)
         case normStatistics(NormStatistics)
         case normApply(NormApply)
+        case normMoments(NormMoments)
     }
 
     public let inputShape: DenseShape
@@ -200,6 +277,15 @@ public struct ExecutionPlan: Sendable {
         self.output = current
         self.outputShape = shape
         self.bufferFloats = sizes
+    }
+}
+
+extension ExecutionPlan {
+    /// Mirrors `index` into `0..<count` (numpy's 'reflect': the edge is not repeated; valid for
+    /// overhangs smaller than `count`).
+    @inline(__always)
+    public static func reflect(_ index: Int, _ count: Int) -> Int {
+        index < 0 ? -index : (index >= count ? 2 * (count - 1) - index : index)
     }
 }
 

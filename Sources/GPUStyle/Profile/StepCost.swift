@@ -42,6 +42,9 @@ extension ExecutionPlan.Step {
             let n = elements(apply.shape)
             return StepCost(kind: "norm apply", layer: layerName(apply.layer), flops: 0,
                             bytesRead: 4 * n * (apply.residual == nil ? 1 : 2), bytesWritten: 4 * n)
+        case .normMoments(let moments):
+            return StepCost(kind: "norm moments", layer: layerName(moments.layer), flops: 0,
+                            bytesRead: 4 * elements(moments.shape), bytesWritten: 4 * Double(moments.floatCount))
         }
     }
 }

@@ -57,6 +57,9 @@ public final class VulkanBackend: NetworkBackend {
     private(set) var redirectedOutputStep: Int?
     var outputRange: VulkanBufferRange { outputAllocation!.range }
 
+    /// Where a run's uploaded values go.
+    private enum UploadDestination { case buffer(ExecutionPlan.Buffer), parameters, affine }
+
     /// Floats of the per-layer parameter tables the shaders declare (`vec4 table[1024]`).
     static let maxTableFloats = 4096
 
@@ -147,9 +150,10 @@ public final class VulkanBackend: NetworkBackend {
     var parameterRange: VulkanBufferRange { parameterAllocation!.range }
     var affineRange: VulkanBufferRange { affineAllocation!.range }
 
-    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {
+    public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
+                    affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         let usedLayers = plan.steps.compactMap(\.layer).max().map { $0 + 1 } ?? 0
-        let tableFloats = max(normParameters.count, usedLayers * ExecutionPlan.parametersPerLayer, 1)
+        let tableFloats = max(normParameters.count, affine?.count ?? 0, usedLayers * ExecutionPlan.parametersPerLayer, 1)
         // The shaders read the γ/β and scale/shift tables as 64 KiB uniform buffers.
         guard tableFloats <= Self.maxTableFloats else {
             throw VulkanError.unsupported("norm parameter tables beyond \(Self.maxTableFloats / ExecutionPlan.parametersPerLayer) layers")
@@ -170,30 +174,41 @@ public final class VulkanBackend: NetworkBackend {
         parameterAllocation = try ensure(parameterAllocation, floats: tableFloats)
         affineAllocation = try ensure(affineAllocation, floats: tableFloats)
         redirectedOutputStep = nil
-        if isHalf(plan.output) {
-            guard let last = plan.steps.indices.last, case .normApply(let apply) = plan.steps[last], apply.destination == plan.output else {
-                throw VulkanError.unsupported("fp16 storage needs a plan ending in a norm apply into its output")
+        for buffer in outputs where isHalf(buffer) {
+            // A whole-image plan's fp16 output is redirected to an fp32 copy by its last step;
+            // other fp16 buffers cannot be read back.
+            guard buffer == plan.output, let last = plan.steps.indices.last, case .normApply(let apply) = plan.steps[last],
+                  apply.destination == plan.output else {
+                throw VulkanError.unsupported("fp16 storage: \(buffer) cannot be read back (only a plan ending in a norm apply "
+                                              + "into its output can; tiled execution needs fp32 storage)")
             }
             outputAllocation = try ensure(outputAllocation, floats: plan.bufferFloats[plan.output]!)
             redirectedOutputStep = last
         }
         if reallocated { pool.trim() }
 
-        // Staging: the inputs and the γ/β table, then room for the output.
-        var uploads: [(ExecutionPlan.Buffer?, [Float], Int)] = []  // (nil = γ/β table), values, staging offset
+        // Staging: the inputs and the γ/β (and scale/shift) tables, then room for the outputs.
+        var uploads: [(UploadDestination, [Float], Int)] = []  // where, values, staging offset
         var offset = 0
+        func stage(_ destination: UploadDestination, _ values: [Float]) {
+            uploads.append((destination, values, offset))
+            offset = roundUp(offset + 4 * values.count, 256)
+        }
         for (buffer, values) in inputs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard let floats = plan.bufferFloats[buffer] else { preconditionFailure("input for \(buffer), which the plan does not use") }
             precondition(values.count <= floats, "input larger than its plan buffer")
             precondition(!isHalf(buffer), "input for \(buffer), which is held in fp16")
-            uploads.append((buffer, values, offset))
-            offset = roundUp(offset + 4 * values.count, 256)
+            stage(.buffer(buffer), values)
         }
-        uploads.append((nil, normParameters, offset))
-        offset = roundUp(offset + 4 * normParameters.count, 256)
-        let outputFloats = plan.bufferFloats[plan.output]!
-        let downloadOffset = offset
-        try staging.reserve(bytes: downloadOffset + 4 * outputFloats)
+        stage(.parameters, normParameters)
+        if let affine { stage(.affine, affine) }
+        var downloads: [(ExecutionPlan.Buffer, Int, Int)] = []  // buffer, floats, staging offset
+        for buffer in outputs {
+            let floats = plan.bufferFloats[buffer]!
+            downloads.append((buffer, floats, offset))
+            offset = roundUp(offset + 4 * floats, 256)
+        }
+        try staging.reserve(bytes: offset)
         for (_, values, at) in uploads {
             values.withUnsafeBytes { staging.mapped!.advanced(by: at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
@@ -201,9 +216,14 @@ public final class VulkanBackend: NetworkBackend {
 
         try recorder.begin()
         try recorder.timestamps?.start(recorder.commandBuffer, expectedDispatches: plan.steps.count)
-        for (buffer, values, at) in uploads {
-            let destination = buffer.map(range) ?? parameterRange
-            recorder.copy(from: stagingRange(at, 4 * values.count), to: destination, bytes: 4 * values.count)
+        for (destination, values, at) in uploads where !values.isEmpty {
+            let target: VulkanBufferRange
+            switch destination {
+            case .buffer(let buffer): target = range(buffer)
+            case .parameters: target = parameterRange
+            case .affine: target = affineRange
+            }
+            recorder.copy(from: stagingRange(at, 4 * values.count), to: target, bytes: 4 * values.count)
         }
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)
         for (index, step) in plan.steps.enumerated() {
@@ -212,7 +232,10 @@ public final class VulkanBackend: NetworkBackend {
             recorder.barrier()
         }
         recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
-        recorder.copy(from: redirectedOutputStep == nil ? range(plan.output) : outputRange, to: stagingRange(downloadOffset, 4 * outputFloats), bytes: 4 * outputFloats)
+        for (buffer, floats, at) in downloads {
+            let source = buffer == plan.output && redirectedOutputStep != nil ? outputRange : range(buffer)
+            recorder.copy(from: source, to: stagingRange(at, 4 * floats), bytes: 4 * floats)
+        }
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                          destinationStage: VK_PIPELINE_STAGE_HOST_BIT.rawValue, destinationAccess: VK_ACCESS_HOST_READ_BIT.rawValue)
         try recorder.timestamps?.finish()
@@ -220,11 +243,15 @@ public final class VulkanBackend: NetworkBackend {
         if let timestamps = recorder.timestamps { lastTimings = try timestamps.resolve() }
         try staging.invalidate()
 
-        return [Float](unsafeUninitializedCapacity: outputFloats) { result, count in
-            UnsafeMutableRawBufferPointer(result).copyMemory(
-                from: UnsafeRawBufferPointer(start: staging.mapped!.advanced(by: downloadOffset), count: 4 * outputFloats))
-            count = outputFloats
+        var results: [ExecutionPlan.Buffer: [Float]] = [:]
+        for (buffer, floats, at) in downloads {
+            results[buffer] = [Float](unsafeUninitializedCapacity: floats) { result, count in
+                UnsafeMutableRawBufferPointer(result).copyMemory(
+                    from: UnsafeRawBufferPointer(start: staging.mapped!.advanced(by: at), count: 4 * floats))
+                count = floats
+            }
         }
+        return results
     }
 }
 
@@ -236,6 +263,7 @@ extension ExecutionPlan.Step {
         case .convolution(let c): c.layer
         case .normStatistics(let s): s.layer
         case .normApply(let a): a.layer
+        case .normMoments(let m): m.layer
         }
     }
 }

@@ -32,6 +32,7 @@ extension VulkanBackend {
         case .convolution(let conv): try recordConvolution(conv, index: index)
         case .normStatistics(let stats): try recordNormStatistics(stats, index: index)
         case .normApply(let apply): try recordNormApply(apply, index: index)
+        case .normMoments(let moments): try recordNormMoments(moments, index: index)
         }
     }
 
@@ -68,13 +69,16 @@ extension VulkanBackend {
         let shader = VulkanShader.pad.storing(half: [isHalf(pad.source), isHalf(pad.destination)])
         let pipeline = try pipelines.pipeline(shader, constants: [UInt32(groupX), UInt32(groupY)])
         for chunk in try channelChunks(source.channels, planeStrides: [source.planeStride, pad.planeStride]) {
-            let push: [Int] = [source.width, source.height, source.planeStride,
+            let rows = pad.window.rows, columns = pad.window.columns
+            // Window starts may be negative (reflected rows); they travel as two's complement.
+            let push: [Int] = [source.width, source.planeStride,
                                pad.paddedWidth, pad.paddedHeight, pad.rowStride, pad.planeStride,
-                               pad.padding, pad.upsample ? 1 : 0, pad.split ? 1 : 0, pad.oddColumnsStart]
+                               pad.upsample ? 1 : 0, pad.split ? 1 : 0, pad.oddColumnsStart,
+                               columns.fullSize, rows.fullSize, columns.start, rows.start, columns.sourceStart, rows.sourceStart]
             try recorder.dispatch(pipeline,
                                   buffers: [planes(pad.source, chunk, planeStride: source.planeStride),
                                             planes(pad.destination, chunk, planeStride: pad.planeStride)],
-                                  push: push.map(UInt32.init),
+                                  push: push.map { UInt32(bitPattern: Int32($0)) },
                                   groups: (groups(slots, groupX), groups(pad.paddedHeight, groupY), chunk.count),
                                   label: "step \(index): pad \(pad.source)->\(pad.destination) c\(chunk)")
         }
@@ -159,12 +163,28 @@ extension VulkanBackend {
         let pipeline = try pipelines.pipeline(shader, constants: [UInt32(workgroup)])
         for chunk in try channelChunks(shape.channels, planeStrides: [shape.planeStride]) {
             let push = [shape.height * shape.width, shape.planeStride / 4, chunk.lowerBound,
-                        stats.layer * ExecutionPlan.parametersPerLayer]
+                        stats.layer * ExecutionPlan.parametersPerLayer, 0]
             try recorder.dispatch(pipeline,
                                   buffers: [planes(stats.source, chunk, planeStride: shape.planeStride),
                                             parameterRange, affineRange],
                                   push: push.map(UInt32.init), groups: (chunk.count, 1, 1),
                                   label: "step \(index): norm statistics layer \(stats.layer) c\(chunk)")
+        }
+    }
+
+    /// The statistics shader in its moments mode: [mean, M2] per channel into the moments buffer.
+    func recordNormMoments(_ moments: ExecutionPlan.NormMoments, index: Int) throws {
+        let shape = moments.shape
+        let workgroup = normStatsWorkgroup(count4: (shape.height * shape.width + 3) / 4)
+        let shader = VulkanShader.normStats.storing(half: [isHalf(moments.source), false, false])
+        let pipeline = try pipelines.pipeline(shader, constants: [UInt32(workgroup)])
+        for chunk in try channelChunks(shape.channels, planeStrides: [shape.planeStride]) {
+            let push = [shape.height * shape.width, shape.planeStride / 4, chunk.lowerBound, 0, 1]
+            try recorder.dispatch(pipeline,
+                                  buffers: [planes(moments.source, chunk, planeStride: shape.planeStride),
+                                            parameterRange, range(moments.destination)],
+                                  push: push.map(UInt32.init), groups: (chunk.count, 1, 1),
+                                  label: "step \(index): norm moments layer \(moments.layer) c\(chunk)")
         }
     }
 

@@ -67,7 +67,7 @@ struct VulkanShader: Hashable {
     }
 
     static let pad = VulkanShader(name: "pad", bindings: [.texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32G32B32A32_SFLOAT)],
-                                  pushConstantWords: 11)
+                                  pushConstantWords: 15)
     /// Why not storage buffers for the inputs: lavapipe (Mesa 22) compiles every storage-buffer
     /// load into a branchy per-invocation loop (~30 cycles per float per invocation), while
     /// texel fetches are vector gathers and uniform-buffer loads at a workgroup-uniform address
@@ -77,7 +77,7 @@ struct VulkanShader: Hashable {
                                      bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform, .storageTexels(VK_FORMAT_R32_SFLOAT)],
                                      pushConstantWords: 12)
     static let normStats = VulkanShader(name: "norm_stats", bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform, .storage],
-                                        pushConstantWords: 4)
+                                        pushConstantWords: 5)
     static let normApply = VulkanShader(name: "norm_apply",
                                         bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .storageTexels(VK_FORMAT_R32G32B32A32_SFLOAT),
                                                    .texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform],

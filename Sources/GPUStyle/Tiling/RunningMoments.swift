@@ -1,0 +1,39 @@
+/// Per-channel mean and variance of a map seen tile by tile: each tile's [mean, M2] (from a
+/// `NormMoments` step) is merged in double with Chan, Golub and LeVeque's pairwise update
+/// ("Updating formulae and a pairwise algorithm for computing sample variances", 1979), so the
+/// whole-image statistics match one pass over the whole map without the cancellation of
+/// E[x²] − E[x]².
+struct RunningMoments {
+    private(set) var count = 0.0
+    private(set) var mean: [Double]
+    private(set) var m2: [Double]
+
+    init(channels: Int) {
+        mean = [Double](repeating: 0, count: channels)
+        m2 = [Double](repeating: 0, count: channels)
+    }
+
+    /// Adds a tile of `pixels` pixels; `moments` holds [mean, M2] per channel.
+    mutating func add(_ moments: [Float], pixels: Int) {
+        let n = Double(pixels), total = count + n
+        for c in mean.indices {
+            let tileMean = Double(moments[2 * c]), tileM2 = Double(moments[2 * c + 1])
+            let delta = tileMean - mean[c]
+            mean[c] += delta * n / total
+            m2[c] += tileM2 + delta * delta * count * n / total
+        }
+        count = total
+    }
+
+    /// The layer's folded instance-norm affine, as `NormStatistics` computes it:
+    /// scale = γ / sqrt(var + ε), shift = β − mean · scale (biased variance).
+    func affine(gamma: ArraySlice<Float>, beta: ArraySlice<Float>) -> (scale: [Float], shift: [Float]) {
+        var scale = [Float](repeating: 0, count: mean.count), shift = scale
+        for c in mean.indices {
+            let variance = max(0, m2[c] / count)
+            scale[c] = gamma[gamma.startIndex + c] / Float((variance + Double(StyleNetwork.instanceNormEpsilon)).squareRoot())
+            shift[c] = beta[beta.startIndex + c] - Float(mean[c]) * scale[c]
+        }
+        return (scale, shift)
+    }
+}

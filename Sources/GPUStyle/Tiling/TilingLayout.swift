@@ -1,0 +1,81 @@
+/// How one stylize run fits a memory budget: the whole-image plan when it fits, else tiles.
+///
+/// Estimates count what the run holds at its peak: the decoded picture, the result, the plan's
+/// buffers or the tiled passes' stores and scratch, and the program itself. They are estimates
+/// of the heap, checked against measured peak RSS by `tools/bench_memory.py` (README, "Memory").
+public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
+    /// Keep contract.1's raw output (16 bytes per pixel) rather than computing the first 9x9
+    /// convolution a third time.
+    public var keepsContraction: Bool
+    /// Bytes one tile's plan and transfer arrays may use; sets every pass's tile size.
+    public var scratchBytes: Int
+    /// Estimated peak bytes of the run.
+    public var estimatedPeak: Int
+
+    public init(keepsContraction: Bool, scratchBytes: Int, estimatedPeak: Int = 0) {
+        self.keepsContraction = keepsContraction
+        self.scratchBytes = scratchBytes
+        self.estimatedPeak = estimatedPeak
+    }
+
+    public var description: String {
+        "\(MemorySize.describe(scratchBytes)) per tile, contract.1 \(keepsContraction ? "kept" : "recomputed"), "
+            + "estimated peak \(MemorySize.describe(estimatedPeak))"
+    }
+
+    /// Resident memory of the program itself (binary, libraries, weights, thread stacks):
+    /// `gpustyle` measured 31 MB peak RSS on a 32x32 image (CPU path), 58 MB with lavapipe.
+    public static let programBytes = 64 << 20
+    /// Below this, tiles get small enough that their halos cost more than the layers they feed
+    /// (a 9x9 convolution's 8-pixel halo on a 64-pixel tile recomputes 27%).
+    public static let minimumScratch = 16 << 20
+    /// Tile scratch beyond this buys nothing measurable on the CPU path (512x512 tiles of
+    /// contract.0+1 need ~92 MB; their halos recompute < 1%), and keeps ≥ 12 MP runs within
+    /// 40 bytes per pixel.
+    public static let preferredScratch = 96 << 20
+
+    public struct BudgetError: Error, CustomStringConvertible {
+        public let width: Int
+        public let height: Int
+        public let needed: Int
+        public let budget: Int
+        public var description: String {
+            "a \(width)x\(height) image needs at least \(MemorySize.describe(needed)) to stylize, "
+                + "more than the memory budget of \(MemorySize.describe(budget)) (--max-memory)"
+        }
+    }
+
+    /// nil when the whole-image `plan` fits `budget`; else the tiled layout, or `BudgetError`
+    /// when not even small tiles fit.
+    public static func choose(for image: Image, plan: ExecutionPlan, strength: Float, budget: Int) throws -> TilingLayout? {
+        let decoded = 4 * (image.rgb.count + (image.alpha?.count ?? 0))
+        let result = decoded
+        let planBytes = 4 * plan.bufferFloats.values.reduce(0, +)
+        // The padded input and the downloaded output exist as arrays beside the plan buffers
+        // (and once more in a device's staging memory).
+        let transfers = 2 * 4 * (plan.bufferFloats[.input]! + plan.bufferFloats[plan.output]!)
+        let whole = programBytes + decoded + result + planBytes + transfers
+        if whole <= budget { return nil }
+
+        let h = roundUp(image.height, StyleNetwork.sizeMultiple), w = roundUp(image.width, StyleNetwork.sizeMultiple)
+        let picture = TensorStore.bytes(channels: 3, height: image.height, width: image.width,
+                                        format: TensorStore.Format.compact(image.rgb))
+        let quarter = 32 * (h / 4) * (w / 4) * 2, half = (h / 2) * (w / 2) * 2
+        let kept = strength == 1 ? 0 : picture
+        func peak(keeping: Bool) -> Int {
+            programBytes + max(decoded + picture,                          // compacting the picture
+                               picture + quarter + (keeping ? 32 * half : 0),  // contract passes
+                               kept + 3 * quarter,                         // residual blocks
+                               kept + quarter + 8 * half,                  // expand.0
+                               kept + 8 * half + result)                   // expand.1-2 and the result
+        }
+        for keeping in [true, false] {
+            let fixed = peak(keeping: keeping)
+            if fixed + minimumScratch <= budget {
+                let scratch = min(preferredScratch, budget - fixed)
+                return TilingLayout(keepsContraction: keeping, scratchBytes: scratch, estimatedPeak: fixed + scratch)
+            }
+        }
+        throw BudgetError(width: image.width, height: image.height, needed: peak(keeping: false) + minimumScratch, budget: budget)
+    }
+}

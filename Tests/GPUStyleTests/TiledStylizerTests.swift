@@ -1,0 +1,87 @@
+import XCTest
+@testable import GPUStyle
+
+/// Tiled execution equals the whole-image plan (within 1/255 for every pixel, the bar;
+/// the fp16 stores move it by ~1e-3 at most) on both paths, with tiles forced small on small
+/// photos so that every pass runs many tiles with halos, reflections at every border, odd
+/// sizes and both ways of handling contract.1.
+final class TiledStylizerTests: XCTestCase {
+    static let tolerance: Float = 1.0 / 255
+    /// Scratch small enough for 8-28 pixel tiles on these photos.
+    static let tinyScratch = 400_000
+
+    static func photo(_ name: String, width: Int? = nil, height: Int? = nil, alpha: Bool = false) throws -> Image {
+        let full = try ImageIO.read(path: Fixtures.root.appendingPathComponent("photos/\(name).png").path)
+        let w = width ?? full.width, h = height ?? full.height
+        var rgb = [Float](repeating: 0, count: 3 * w * h)
+        for c in 0..<3 { for y in 0..<h { for x in 0..<w { rgb[(c * h + y) * w + x] = full.rgb[(c * full.height + y) * full.width + x] } } }
+        let mask = alpha ? (0..<(w * h)).map { Float($0 % 7) / 6 } : nil
+        return Image(width: w, height: h, rgb: rgb, alpha: mask)
+    }
+
+    func compare(_ backend: NetworkBackend, _ image: Image, mix: StyleMix, strength: Float = 1, keepsContraction: Bool,
+                 file: StaticString = #filePath, line: UInt = #line) throws {
+        let model = try StyleModel.bundled()
+        let stylizer = Stylizer(model: model, backend: backend)
+        let whole = try stylizer.stylize(image, mix: mix, strength: strength)
+        let layout = TilingLayout(keepsContraction: keepsContraction, scratchBytes: Self.tinyScratch)
+        let tiler = TiledStylizer(backend: backend, model: model, layout: layout)
+        let tiled = try tiler.stylize(image, mix: mix, strength: strength)
+        XCTAssertGreaterThan(tiler.tiles, 18 * 4, "every pass should run several tiles", file: file, line: line)
+        XCTAssertEqual(tiled.width, image.width, file: file, line: line)
+        XCTAssertEqual(tiled.height, image.height, file: file, line: line)
+        XCTAssertEqual(tiled.alpha, image.alpha, file: file, line: line)
+        let worst = zip(whole.rgb, tiled.rgb).map { abs($0 - $1) }.max()!
+        XCTAssertLessThanOrEqual(worst, Self.tolerance, "tiled vs whole image", file: file, line: line)
+        // Far tighter in practice: a wrong halo or reflection shows as errors of 0.05 and more.
+        XCTAssertLessThan(worst, 4e-3, file: file, line: line)
+    }
+
+    func testCPUTilesEqualTheWholeImage() throws {
+        let model = try StyleModel.bundled()
+        let cpu = CPUBackend(weights: model.convolutions)
+        try compare(cpu, Self.photo("coffee"), mix: try StyleMix(style: 2), keepsContraction: true)
+        // Odd sizes (the network's padding to a multiple of 4), a blend, strength, alpha, and
+        // contract.0 computed a third time instead of keeping contract.1.
+        try compare(cpu, Self.photo("chelsea", width: 127, height: 97, alpha: true), mix: try StyleMix(parsing: "3:0.5,12:0.5"),
+                    strength: 0.6, keepsContraction: false)
+    }
+
+    func testVulkanTilesEqualTheWholeImage() throws {
+        let context = try VulkanTesting.context()
+        let backend = try VulkanBackend(context: context, weights: try StyleModel.bundled().convolutions)
+        try compare(backend, Self.photo("astronaut", width: 90, height: 70), mix: try StyleMix(style: 7), keepsContraction: true)
+        try compare(backend, Self.photo("coffee", width: 101, height: 66), mix: try StyleMix(style: 19), strength: 0.5,
+                    keepsContraction: false)
+        VulkanTesting.assertNoValidationErrors(context)
+    }
+
+    func testTheBudgetPicksWholeImageOrTiles() throws {
+        // 3 MP: ~1.4 GB as a whole-image plan, ~100 MB in tiles.
+        let image = Image(width: 2000, height: 1500, rgb: [Float](repeating: Float(128) / 255, count: 3 * 2000 * 1500))
+        let plan = ExecutionPlan(height: 1500, width: 2000)
+        XCTAssertNil(try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: 2 << 30), "fits whole")
+        let roomy = try XCTUnwrap(try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: 1 << 30))
+        XCTAssertTrue(roomy.keepsContraction)
+        XCTAssertEqual(roomy.scratchBytes, TilingLayout.preferredScratch)
+        XCTAssertLessThanOrEqual(roomy.estimatedPeak, 1 << 30)
+        // Without room for contract.1's 16 bytes per pixel, contract.0 is recomputed instead.
+        let tight = try XCTUnwrap(try TilingLayout.choose(for: image, plan: plan, strength: 1,
+                                                          budget: TilingLayout.programBytes + 3_000_000 * 16 + 20 << 20))
+        XCTAssertFalse(tight.keepsContraction)
+        XCTAssertThrowsError(try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: 80 << 20)) { error in
+            XCTAssert("\(error)".contains("--max-memory"), "\(error)")
+        }
+    }
+
+    func testPictureStoreIsLosslessForDecodedSamples() throws {
+        let photo = try Self.photo("coffee")
+        XCTAssertEqual(TensorStore.Format.compact(photo.rgb), .unorm8)
+        let store = try TensorStore(image: photo, format: .unorm8, name: "test")
+        var back = [Float](repeating: 0, count: photo.rgb.count)
+        back.withUnsafeMutableBufferPointer { store.load(0, photo.rgb.count, into: $0.baseAddress!) }
+        XCTAssertEqual(back, photo.rgb)
+        XCTAssertEqual(TensorStore.Format.compact([0, Float(1000) / 65535, 1]), .unorm16)
+        XCTAssertEqual(TensorStore.Format.compact([0.1234567]), .float)
+    }
+}
