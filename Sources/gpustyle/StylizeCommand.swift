@@ -81,7 +81,7 @@ struct StylizeCommand: ParsableCommand {
         // The image's last use: tiled runs release its planes once they are stored compactly.
         let result: Image
         do {
-            result = try stylizer.stylize(image, mix: mix, strength: strength)
+            result = try stylizer.stylize(consume image, mix: mix, strength: strength)
         } catch let error as TilingLayout.BudgetError {
             throw CommandFailure(message: "\(input): \(error)", status: 1)
         }

@@ -14,6 +14,8 @@ public final class FallbackBackend: NetworkBackend {
 
     public var name: String { (primary ?? fallback)?.name ?? "none" }
 
+    public var deviceLimits: DeviceMemoryLimits? { (primary ?? fallback)?.deviceLimits }
+
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
                     affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         if let primary {

@@ -18,11 +18,25 @@ public enum MemoryBudget {
 
     /// MemAvailable from /proc/meminfo, lowered to the room left under every cgroup limit on
     /// the way from this process's cgroup to the root (v2 `memory.max` - `memory.current`,
-    /// or v1 `memory.limit_in_bytes` - `memory.usage_in_bytes`).
+    /// or v1 `memory.limit_in_bytes` - `memory.usage_in_bytes`) and under the address-space
+    /// limit (`ulimit -v`: RLIMIT_AS - VmSize), where allocations fail rather than get killed.
     public static func available() -> Int {
         var room = meminfoAvailable() ?? Int.max
         if let limit = cgroupRoom() { room = min(room, limit) }
+        if let limit = addressSpaceRoom() { room = min(room, limit) }
         return room == Int.max ? 1 << 30 : max(0, room)
+    }
+
+    static func addressSpaceRoom() -> Int? {
+        // RLIM_INFINITY is all ones (it does not import into Swift as a constant).
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
+              let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmSize:") {
+            let fields = line.split(separator: " ")
+            if fields.count >= 2, let kib = Int(fields[1]) { return Int(limit.rlim_cur) - kib * 1024 }
+        }
+        return nil
     }
 
     static func meminfoAvailable() -> Int? {

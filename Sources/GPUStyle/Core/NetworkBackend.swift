@@ -17,9 +17,28 @@ public protocol NetworkBackend: AnyObject {
     /// in `outputs` (`plan.bufferFloats[buffer]` floats each).
     func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
              affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]]
+
+    /// What a plan may use on the device (nil: host memory, bounded by the memory budget only).
+    var deviceLimits: DeviceMemoryLimits? { get }
+}
+
+/// A device's bounds on the plans it runs: whole-image plans must fit them, else they run in
+/// tiles (`TilingLayout`).
+public struct DeviceMemoryLimits: Sendable, Equatable {
+    /// Bytes of plan buffers the device can hold.
+    public var memoryBytes: Int
+    /// Bytes one channel plane may span (one binding: maxStorageBufferRange).
+    public var bindingBytes: Int
+
+    public init(memoryBytes: Int, bindingBytes: Int) {
+        self.memoryBytes = memoryBytes
+        self.bindingBytes = bindingBytes
+    }
 }
 
 extension NetworkBackend {
+    public var deviceLimits: DeviceMemoryLimits? { nil }
+
     /// Runs a whole-image plan and returns `plan.output`.
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {
         try run(plan, inputs: inputs, normParameters: normParameters, affine: nil, outputs: [plan.output])[plan.output]!

@@ -39,19 +39,20 @@ public final class Stylizer {
         let width = roundUp(image.width, StyleNetwork.sizeMultiple)
         let plan = self.plan(height: height, width: width)
         lastLayout = nil
-        if let memoryBudget, let layout = try TilingLayout.choose(for: image, plan: plan, strength: strength, budget: memoryBudget) {
-            return try stylize(image, mix: mix, strength: strength, layout: layout)
+        if let memoryBudget, let layout = try TilingLayout.choose(for: image, plan: plan, strength: strength, budget: memoryBudget,
+                                                                  device: backend.deviceLimits) {
+            return try stylize(consume image, mix: mix, strength: strength, layout: layout)
         }
-        let input = Stylizer.paddedInput(image, plan.inputShape, floats: plan.bufferFloats[.input]!)
+        let input = try Stylizer.paddedInput(image, plan.inputShape, floats: plan.bufferFloats[.input]!)
         let output = try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix))
-        return Stylizer.cropOutput(output, plan.outputShape, like: image, strength: strength)
+        return try Stylizer.cropOutput(output, plan.outputShape, like: image, strength: strength)
     }
 
     /// Stylizes in tiles with the given layout (tests and benchmarks force small tiles).
     public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1, layout: TilingLayout) throws -> Image {
         try Stylizer.validate(width: image.width, height: image.height)
         lastLayout = layout
-        return try TiledStylizer(backend: backend, model: model, layout: layout).stylize(image, mix: mix, strength: strength)
+        return try TiledStylizer(backend: backend, model: model, layout: layout).stylize(consume image, mix: mix, strength: strength)
     }
 
     private func plan(height: Int, width: Int) -> ExecutionPlan {
@@ -61,8 +62,9 @@ public final class Stylizer {
         return plan
     }
 
-    static func paddedInput(_ image: Image, _ shape: ExecutionPlan.DenseShape, floats: Int) -> [Float] {
-        var input = [Float](repeating: 0, count: floats)
+    static func paddedInput(_ image: Image, _ shape: ExecutionPlan.DenseShape, floats: Int) throws -> [Float] {
+        var input = try CheckedAllocation.floatArray(floats, for: "the network input of a \(image.width)x\(image.height) image")
+        input.withUnsafeMutableBufferPointer { $0.initialize(repeating: 0) }
         let w = image.width, h = image.height
         for c in 0..<3 {
             for y in 0..<shape.height {
@@ -75,9 +77,9 @@ public final class Stylizer {
         return input
     }
 
-    static func cropOutput(_ output: [Float], _ shape: ExecutionPlan.DenseShape, like image: Image, strength: Float) -> Image {
+    static func cropOutput(_ output: [Float], _ shape: ExecutionPlan.DenseShape, like image: Image, strength: Float) throws -> Image {
         let w = image.width, h = image.height
-        var rgb = [Float](repeating: 0, count: 3 * w * h)
+        var rgb = try CheckedAllocation.floatArray(3 * w * h, for: "the stylized \(w)x\(h) image")
         let keep = 1 - strength
         for c in 0..<3 {
             for y in 0..<h {

@@ -81,11 +81,14 @@ final class TiledStylizer {
         // the first residual block's input. contract.1's raw output is kept when the layout
         // allows, else contract.0 is computed a third time.
         try pass(0...0, from: .picture(picture!))
-        let x = try store(2)
+        // Stores are optionals set to nil after their last pass: memory is released there, not at
+        // the end of the function.
+        var x: TensorStore! = try store(2)
         if layout.keepsContraction {
-            let contracted = try store(1)
+            var contracted: TensorStore! = try store(1)
             try pass(0...1, from: .picture(picture!), into: storing(contracted))
             try pass(2...2, from: .store(contracted), normalizing: (1, activation(1)), into: storing(x))
+            contracted = nil
         } else {
             try pass(0...1, from: .picture(picture!))
             try pass(0...2, from: .picture(picture!), into: storing(x))
@@ -107,6 +110,7 @@ final class TiledStylizer {
         // result, cropped to the picture.
         let expanded = try store(15)
         try pass(15...15, from: .store(x), into: storing(expanded))
+        x = nil
         try pass(16...16, from: .store(expanded), normalizing: (15, activation(15)))
         var result = try CheckedAllocation.floatArray(3 * w * h, for: description)
         try result.withUnsafeMutableBufferPointer { buffer in

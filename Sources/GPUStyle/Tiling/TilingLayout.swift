@@ -47,7 +47,8 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
 
     /// nil when the whole-image `plan` fits `budget`; else the tiled layout, or `BudgetError`
     /// when not even small tiles fit.
-    public static func choose(for image: Image, plan: ExecutionPlan, strength: Float, budget: Int) throws -> TilingLayout? {
+    public static func choose(for image: Image, plan: ExecutionPlan, strength: Float, budget: Int,
+                              device: DeviceMemoryLimits? = nil) throws -> TilingLayout? {
         let decoded = 4 * (image.rgb.count + (image.alpha?.count ?? 0))
         let result = decoded
         let planBytes = 4 * plan.bufferFloats.values.reduce(0, +)
@@ -55,7 +56,9 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
         // (and once more in a device's staging memory).
         let transfers = 2 * 4 * (plan.bufferFloats[.input]! + plan.bufferFloats[plan.output]!)
         let whole = programBytes + decoded + result + planBytes + transfers
-        if whole <= budget { return nil }
+        let largestPlane = plan.steps.map(\.largestPlaneFloats).max() ?? 0
+        let fitsDevice = device.map { planBytes <= $0.memoryBytes && 4 * largestPlane <= $0.bindingBytes } ?? true
+        if whole <= budget && fitsDevice { return nil }
 
         let h = roundUp(image.height, StyleNetwork.sizeMultiple), w = roundUp(image.width, StyleNetwork.sizeMultiple)
         let picture = TensorStore.bytes(channels: 3, height: image.height, width: image.width,
@@ -72,10 +75,23 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
         for keeping in [true, false] {
             let fixed = peak(keeping: keeping)
             if fixed + minimumScratch <= budget {
-                let scratch = min(preferredScratch, budget - fixed)
+                let scratch = min(preferredScratch, budget - fixed, device?.memoryBytes ?? .max)
                 return TilingLayout(keepsContraction: keeping, scratchBytes: scratch, estimatedPeak: fixed + scratch)
             }
         }
         throw BudgetError(width: image.width, height: image.height, needed: peak(keeping: false) + minimumScratch, budget: budget)
+    }
+}
+
+extension ExecutionPlan.Step {
+    /// Floats of the largest channel plane the step binds.
+    var largestPlaneFloats: Int {
+        switch self {
+        case .pad(let pad): max(pad.sourceShape.planeStride, pad.planeStride)
+        case .convolution(let conv): max(conv.input.planeStride, conv.outputShape.planeStride)
+        case .normStatistics(let stats): stats.shape.planeStride
+        case .normApply(let apply): apply.shape.planeStride
+        case .normMoments(let moments): moments.shape.planeStride
+        }
     }
 }

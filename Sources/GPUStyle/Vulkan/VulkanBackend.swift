@@ -65,6 +65,12 @@ public final class VulkanBackend: NetworkBackend {
 
     public var name: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
 
+    /// Plans get half of the largest device heap (the rest: weights, staging, the driver,
+    /// other programs' use of the device).
+    public var deviceLimits: DeviceMemoryLimits? {
+        DeviceMemoryLimits(memoryBytes: context.largestDeviceHeapBytes / 2, bindingBytes: maxBindingBytes)
+    }
+
     /// Opt-in per-dispatch timing (see `VulkanTimestamps`): when on, every run brackets each
     /// dispatch with timestamp queries and leaves the results in `lastTimings`. Off (the
     /// default) records no queries. Throws when the device's queue has no timestamps.

@@ -28,6 +28,16 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     let memoryProperties: VkPhysicalDeviceMemoryProperties
     private let submitLock = NSLock()
 
+    /// Size of the largest device-local memory heap (lavapipe: one 2 GiB heap).
+    var largestDeviceHeapBytes: Int {
+        var heaps = memoryProperties.memoryHeaps
+        return withUnsafeBytes(of: &heaps) { raw in
+            raw.bindMemory(to: VkMemoryHeap.self).prefix(Int(memoryProperties.memoryHeapCount))
+                .filter { $0.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.rawValue != 0 }
+                .map { Int($0.size) }.max() ?? 0
+        }
+    }
+
     /// Warnings and errors reported by the validation layer so far (empty without validation).
     public var validationErrors: [String] { instance.log.all }
 
