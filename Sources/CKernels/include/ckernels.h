@@ -34,11 +34,6 @@ void gs_shifted_moments(const float *x, int64_t n, float shift, double *sum, dou
 void gs_affine_activation(const float *x, int64_t n, float scale, float shift, int activation,
                           const float *residual, float *y);
 
-/// IEEE half <-> float conversion of n values (round to nearest even), for host tensors kept
-/// in fp16 by tiled execution.
-void gs_float_to_half(const float *src, int64_t n, uint16_t *dst);
-void gs_half_to_float(const uint16_t *src, int64_t n, float *dst);
-
 /// Bilinear perspective warp, clamp to border, of `planes` planar float images (src_width x
 /// src_height each, sides < 2^22, < 2^31 floats per plane) into `planes` planes of width x height, output
 /// rows [row_begin, row_end). Output pixel (i, j) samples the source at m applied to

@@ -7,12 +7,14 @@ import CKernels
 /// each tile's halo), merges the tiles' moments over the whole image (`RunningMoments`), and only
 /// then is the layer's affine known to the passes after it.
 ///
-/// What is kept between passes (the rest is recomputed): the input image; the raw output of
-/// `contract.1` (half resolution, fp16), the residual blocks' tensors (quarter resolution,
-/// fp16), the raw output of `expand.0` (half resolution, 8 channels, fp16), and the raw output
-/// of the last layer written straight into the result picture (fp32). Per pixel of the image
-/// that is at most 12 (input) + 16 + 4 = 32 bytes, plus the tiles' scratch; the first 9x9
-/// convolution, the most expensive layer, runs twice (once for its statistics).
+/// What is kept between passes (the rest is recomputed): the picture (as its 8/16-bit samples
+/// when lossless); the raw output of `contract.1` (half resolution; or, on a tight budget,
+/// contract.0 is computed a third time instead), the residual blocks' three tensors (quarter
+/// resolution) and the raw output of `expand.0` (half resolution, 8 channels), all as scaled
+/// 16-bit blocks (`TensorStore`); the last layer's raw output goes straight into the result.
+/// Per pixel of the image that is at most 3 + 16 + 4 = 23 bytes plus the tiles' scratch
+/// (`TilingLayout` has the whole account); the first 9x9 convolution, the most expensive layer,
+/// runs twice (once for its statistics).
 final class TiledStylizer {
     let backend: NetworkBackend
     let model: StyleModel
@@ -55,7 +57,7 @@ final class TiledStylizer {
         var affine = [Float](repeating: 0, count: StyleNetwork.layers.count * perLayer)
         var folded: [Int: (scale: [Float], shift: [Float])] = [:]
         func pass(_ layers: ClosedRange<Int>, from source: Source, normalizing norm: (layer: Int, activation: Activation)? = nil,
-                  into sink: ((TilePass.Tile, [Float]) -> Void)? = nil) throws {
+                  into sink: ((TileResult) -> Void)? = nil) throws {
             let tilePass = TilePass(layers: layers, inputNorm: norm, inputChannels: source.channels, maps: maps)
             let moments = try run(tilePass, from: source, affine: affine, sink: sink)
             let layer = layers.upperBound, base = layer * perLayer
@@ -67,13 +69,16 @@ final class TiledStylizer {
             }
             folded[layer] = settled
         }
-        func store(_ layer: Int) throws -> TensorStore {
+        func store(_ layer: Int, format: TensorStore.Format = .blocks16) throws -> TensorStore {
             let size = maps.output(layer)
             return try TensorStore(channels: StyleNetwork.layers[layer].outputChannels, height: size.height, width: size.width,
-                                   format: .half, name: description)
+                                   format: format, name: description)
         }
-        func storing(_ store: TensorStore) -> (TilePass.Tile, [Float]) -> Void {
-            { tile, values in store.write(values, shape: tile.plan.outputShape, top: tile.rows.lowerBound, left: tile.columns.lowerBound) }
+        func storing(_ store: TensorStore) -> (TileResult) -> Void {
+            { result in
+                let tile = result.tile
+                store.write(result.values, shape: tile.plan.outputShape, top: tile.rows.lowerBound, left: tile.columns.lowerBound)
+            }
         }
         func activation(_ layer: Int) -> Activation { StyleNetwork.layers[layer].activation }
 
@@ -115,8 +120,8 @@ final class TiledStylizer {
         var result = try CheckedAllocation.floatArray(3 * w * h, for: description)
         try result.withUnsafeMutableBufferPointer { buffer in
         let rgb = buffer.baseAddress!
-        try pass(16...17, from: .store(expanded), normalizing: (15, activation(15))) { tile, values in
-            let shape = tile.plan.outputShape
+        try pass(16...17, from: .store(expanded), normalizing: (15, activation(15))) { result in
+            let tile = result.tile, values = result.values, shape = tile.plan.outputShape
             for c in 0..<3 {
                 for y in tile.rows where y < h {
                     let row = c * shape.planeStride + (y - tile.rows.lowerBound) * shape.width - tile.columns.lowerBound
@@ -147,9 +152,18 @@ final class TiledStylizer {
         return Image(width: w, height: h, rgb: result, alpha: alpha)
     }
 
+    /// What a tile of a pass leaves: the last layer's raw output and its [mean, M2] per channel;
+    /// `side` is the pass's tile grid.
+    struct TileResult {
+        let tile: TilePass.Tile
+        let values: [Float]
+        let moments: [Float]
+        let side: Int
+    }
+
     /// Runs one pass over all its tiles and returns the merged moments of its last layer.
     private func run(_ pass: TilePass, from source: Source, affine: [Float],
-                     sink: ((TilePass.Tile, [Float]) -> Void)?) throws -> RunningMoments {
+                     sink: ((TileResult) -> Void)?) throws -> RunningMoments {
         let size = pass.outputSize
         let side = tileSide(pass)
         tiles += ((size.height + side - 1) / side) * ((size.width + side - 1) / side)
@@ -163,7 +177,7 @@ final class TiledStylizer {
                 let results = try backend.run(tile.plan, inputs: [.input: input], normParameters: parameters,
                                               affine: affine, outputs: outputs)
                 moments.add(results[.moments]!, pixels: tile.rows.count * tile.columns.count)
-                sink?(tile, results[tile.plan.output]!)
+                sink?(TileResult(tile: tile, values: results[tile.plan.output]!, moments: results[.moments]!, side: side))
             }
         }
         return moments
@@ -188,16 +202,16 @@ final class TiledStylizer {
         }
     }
 
-    /// The largest square tile (a multiple of 4 of the pass's output map, at most the map) whose
-    /// plan and transfer arrays fit `layout.scratchBytes`; at least 4.
+    /// The largest square tile (a multiple of `TensorStore.blockSide`, at most the map rounded
+    /// up) whose plan and transfer arrays fit `layout.scratchBytes`; at least one block.
     func tileSide(_ pass: TilePass) -> Int {
-        let size = pass.outputSize
-        var side = roundUp(max(size.height, size.width), 4)
-        while side > 4 {
+        let size = pass.outputSize, block = TensorStore.blockSide
+        var side = roundUp(max(size.height, size.width), block)
+        while side > block {
             if scratch(pass, side: side) <= layout.scratchBytes { return side }
-            side = max(4, roundUp(side * 3 / 4, 4) == side ? side - 4 : roundUp(side * 3 / 4, 4))
+            side = min(side - block, roundUp(side * 3 / 4, block))
         }
-        return 4
+        return block
     }
 
     /// Scratch bytes of a tile of `side` placed away from the borders (the largest halo).
