@@ -43,4 +43,7 @@ int gps_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
 
 void gps_free(void *pointer);
 
+// 1 when malloc can provide `bytes` right now (the block is freed at once), else 0.
+int gps_can_allocate(size_t bytes);
+
 #endif
