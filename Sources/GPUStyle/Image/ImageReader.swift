@@ -62,7 +62,8 @@ enum ImageReader {
             }
         }
         guard status == GPS_OK else {
-            throw failure(status, error, name: name, format: format, bytes: bytes, width: width, height: height)
+            // The planes exist by now: a shortage here is the decoder's own (unknown) need.
+            throw failure(status, error, name: name, format: format, bytes: 0, width: width, height: height)
         }
         var image = Image(width: width, height: height, rgb: rgb, alpha: alpha)
         image.orient(orientation)
