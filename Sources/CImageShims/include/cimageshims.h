@@ -12,6 +12,7 @@
 
 #define GPS_OK 0
 #define GPS_ERR_CORRUPT 1    // the library rejected the data (message says why)
+// (2 is unused: the pixel limit is checked by the caller, between header and pixels)
 #define GPS_ERR_EMPTY 3      // zero width or height
 #define GPS_ERR_NO_MEMORY 4
 #define GPS_ERR_NO_DATA 5    // the input holds no bytes at all
