@@ -1,9 +1,8 @@
-// JPEG decoding with libjpeg-turbo, protected by setjmp.
+// JPEG decoding with libjpeg-turbo from a gps_stream, row by row into float planes.
 //
-// libjpeg's default error manager prints to stderr and calls exit(); ours
-// formats the message into the caller's buffer and longjmps back. State that
-// must survive the longjmp lives in `struct jpeg_decoder`, owned by the caller
-// of the setjmp-ing function (see png_decode.c).
+// libjpeg's default error manager prints to stderr and calls exit(); ours formats the message
+// into the caller's buffer and longjmps back. Corrupt-data warnings are errors too (see
+// on_message).
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -11,38 +10,146 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
-#include "cimageshims.h"
+#include "decoders.h"
 #include "util.h"
 
-struct jpeg_decoder {
+// Our source manager: libjpeg reads the stream's windows in place (no copy).
+struct stream_source {
+    struct jpeg_source_mgr pub;
+    gps_stream *stream;
+};
+
+struct gps_jpeg_decoder {
     struct jpeg_error_mgr error;  // first, so a j_common_ptr's err casts back to us
     jmp_buf jump;
     struct jpeg_decompress_struct info;
+    struct stream_source source;
+    const gps_sample_table *table;
     int created;
-    const uint8_t *bytes;
-    size_t size;
-    uint64_t max_pixels;
-    gps_pixels result;
-    uint8_t *cmyk_row;
+    int cmyk;
+    uint8_t *row;      // one decoded row (CMYK: 4 samples a pixel)
+    uint8_t *rgb_row;  // CMYK only: the row converted to RGB
     char *message;
     size_t message_size;
 };
 
 static void on_error(j_common_ptr common) {
-    struct jpeg_decoder *d = (struct jpeg_decoder *)common->err;
+    struct gps_jpeg_decoder *d = (struct gps_jpeg_decoder *)common->err;
     char text[JMSG_LENGTH_MAX];
     common->err->format_message(common, text);
     gps_set_message(d->message, d->message_size, text);
     longjmp(d->jump, 1);
 }
 
-// Warnings are ignored (real-world files often have stray bytes), except
-// running out of data: libjpeg would pad with grey and report success.
+// libjpeg reports damaged data as warnings (level -1) and goes on: a file cut short becomes
+// grey ("Premature end of JPEG file"), garbage in the entropy data becomes blocks of noise
+// ("Corrupt JPEG data: ..."), and the decode reports success. Every warning is fatal here
+// except two about metadata versions that do not touch the pixels. Levels >= 0 are traces.
 static void on_message(j_common_ptr common, int level) {
-    if (level < 0 && common->err->msg_code == JWRN_JPEG_EOF) on_error(common);
+    if (level >= 0) return;
+    int code = common->err->msg_code;
+    if (code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM) return;
+    on_error(common);
 }
 
 static void on_output(j_common_ptr common) { (void)common; }
+
+static void init_source(j_decompress_ptr info) { (void)info; }
+
+static boolean fill_input_buffer(j_decompress_ptr info) {
+    struct stream_source *source = (struct stream_source *)info->src;
+    gps_stream *stream = source->stream;
+    if (gps_stream_fill(stream) == 0) {
+        if (stream->read_errno != 0) ERREXIT(info, JERR_FILE_READ);
+        // The end came before EOI: on_message turns this warning into an error.
+        WARNMS(info, JWRN_JPEG_EOF);
+        ERREXIT(info, JERR_INPUT_EOF);  // not reached; on_message does not return
+    }
+    source->pub.next_input_byte = stream->next;
+    source->pub.bytes_in_buffer = stream->available;
+    stream->next += stream->available;
+    stream->available = 0;
+    return TRUE;
+}
+
+static void skip_input_data(j_decompress_ptr info, long count) {
+    struct jpeg_source_mgr *source = info->src;
+    if (count <= 0) return;
+    while ((size_t)count > source->bytes_in_buffer) {
+        count -= (long)source->bytes_in_buffer;
+        source->fill_input_buffer(info);
+    }
+    source->next_input_byte += count;
+    source->bytes_in_buffer -= (size_t)count;
+}
+
+static void term_source(j_decompress_ptr info) { (void)info; }
+
+struct gps_jpeg_decoder *gps_jpeg_create(gps_stream *stream, const gps_sample_table *table) {
+    struct gps_jpeg_decoder *d = calloc(1, sizeof *d);
+    if (d == NULL) return NULL;
+    d->table = table;
+    d->source.stream = stream;
+    d->source.pub.init_source = init_source;
+    d->source.pub.fill_input_buffer = fill_input_buffer;
+    d->source.pub.skip_input_data = skip_input_data;
+    d->source.pub.resync_to_restart = jpeg_resync_to_restart;
+    d->source.pub.term_source = term_source;
+    d->info.err = jpeg_std_error(&d->error);
+    d->error.error_exit = on_error;
+    d->error.emit_message = on_message;
+    d->error.output_message = on_output;
+    return d;
+}
+
+static int failure(struct gps_jpeg_decoder *d) {
+    if (d->error.msg_code == JERR_EMPTY_IMAGE) return GPS_ERR_EMPTY;
+    if (d->error.msg_code == JERR_OUT_OF_MEMORY) return GPS_ERR_NO_MEMORY;
+    return GPS_ERR_CORRUPT;
+}
+
+// The TIFF data of the first APP1 segment that starts with "Exif\0\0".
+static void find_exif(struct jpeg_decompress_struct *info, gps_image_header *header) {
+    for (jpeg_saved_marker_ptr m = info->marker_list; m != NULL; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length >= 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            header->exif = m->data + 6;
+            header->exif_size = m->data_length - 6;
+            return;
+        }
+    }
+}
+
+int gps_jpeg_read_header(struct gps_jpeg_decoder *d, gps_image_header *header, gps_decode_error *error) {
+    d->message = error->message;
+    d->message_size = sizeof error->message;
+    header->format = GPS_FORMAT_JPEG;
+    if (setjmp(d->jump)) return failure(d);
+    jpeg_create_decompress(&d->info);
+    d->created = 1;
+    d->info.src = &d->source.pub;
+    jpeg_save_markers(&d->info, JPEG_APP0 + 1, 0xFFFF);
+    // Reads up to the first SOS: the size is known, nothing image-sized is allocated yet.
+    jpeg_read_header(&d->info, TRUE);
+    header->width = d->info.image_width;
+    header->height = d->info.image_height;
+    if (header->width == 0 || header->height == 0) return GPS_ERR_EMPTY;
+    find_exif(&d->info, header);
+
+    switch (d->info.jpeg_color_space) {
+    case JCS_GRAYSCALE:
+        d->info.out_color_space = JCS_GRAYSCALE;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        d->info.out_color_space = JCS_CMYK;
+        d->cmyk = 1;
+        break;
+    default:
+        d->info.out_color_space = JCS_RGB;
+        break;
+    }
+    return GPS_OK;
+}
 
 // Adobe writes CMYK inverted (255 = no ink); others write it plain.
 static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, uint32_t width, int inverted) {
@@ -60,89 +167,46 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, uint32_t width, int i
     }
 }
 
-static int decode_protected(struct jpeg_decoder *d) {
+int gps_jpeg_read_pixels(struct gps_jpeg_decoder *d, float *rgb, float *alpha, gps_decode_error *error) {
+    (void)alpha;  // JPEG has no alpha
+    d->message = error->message;
+    d->message_size = sizeof error->message;
+    if (setjmp(d->jump)) return failure(d);
     struct jpeg_decompress_struct *info = &d->info;
-    if (setjmp(d->jump)) {
-        if (d->error.msg_code == JERR_EMPTY_IMAGE) return GPS_ERR_EMPTY;
-        if (d->error.msg_code == JERR_OUT_OF_MEMORY) return GPS_ERR_NO_MEMORY;
-        return GPS_ERR_CORRUPT;
-    }
-    jpeg_create_decompress(info);
-    d->created = 1;
-    jpeg_mem_src(info, d->bytes, (unsigned long)d->size);
-    jpeg_read_header(info, TRUE);
-
-    d->result.width = info->image_width;
-    d->result.height = info->image_height;
-    if (info->image_width == 0 || info->image_height == 0) return GPS_ERR_EMPTY;
-    // Checked before jpeg_start_decompress, which allocates the pixel buffers.
-    if ((uint64_t)info->image_width * info->image_height > d->max_pixels) return GPS_ERR_TOO_LARGE;
-
-    int cmyk = 0;
-    switch (info->jpeg_color_space) {
-    case JCS_GRAYSCALE:
-        info->out_color_space = JCS_GRAYSCALE;
-        break;
-    case JCS_CMYK:
-    case JCS_YCCK:
-        info->out_color_space = JCS_CMYK;
-        cmyk = 1;
-        break;
-    default:
-        info->out_color_space = JCS_RGB;
-        break;
-    }
+    // Allocates libjpeg's working memory: a few rows for baseline files; progressive files
+    // keep every DCT coefficient (2 bytes per sample, ~3 bytes per pixel at 4:2:0).
     jpeg_start_decompress(info);
 
     uint32_t width = info->output_width, height = info->output_height;
-    uint32_t channels = cmyk ? 3 : (uint32_t)info->output_components;
-    d->result.width = width;
-    d->result.height = height;
-    d->result.channels = channels;
-    d->result.bit_depth = 8;
-    size_t row_bytes = (size_t)width * channels;
-    d->result.data = malloc(row_bytes * height);
-    if (cmyk) d->cmyk_row = malloc((size_t)width * 4);
-    if (d->result.data == NULL || (cmyk && d->cmyk_row == NULL)) return GPS_ERR_NO_MEMORY;
+    uint32_t samples = (uint32_t)info->output_components;  // 1, 3, or 4 for CMYK
+    d->row = malloc((size_t)width * samples);
+    if (d->cmyk) d->rgb_row = malloc((size_t)width * 3);
+    if (d->row == NULL || (d->cmyk && d->rgb_row == NULL)) return GPS_ERR_NO_MEMORY;
 
     while (info->output_scanline < height) {
-        uint8_t *row = (uint8_t *)d->result.data + row_bytes * info->output_scanline;
-        JSAMPROW target = cmyk ? d->cmyk_row : row;
+        size_t y = info->output_scanline;
+        JSAMPROW target = d->row;
         if (jpeg_read_scanlines(info, &target, 1) != 1) {
             gps_set_message(d->message, d->message_size, "decoder returned no scanline");
             return GPS_ERR_CORRUPT;
         }
-        if (cmyk) cmyk_to_rgb(d->cmyk_row, row, width, info->saw_Adobe_marker);
+        const uint8_t *row = d->row;
+        if (d->cmyk) {
+            cmyk_to_rgb(d->row, d->rgb_row, width, info->saw_Adobe_marker);
+            row = d->rgb_row;
+        }
+        gps_row_to_planes(row, width, d->cmyk ? 3 : samples, 8, d->table,
+                          gps_row_in_planes(rgb, NULL, width, height, y));
     }
+    // Reads to EOI, so damage after the last row is reported too.
     jpeg_finish_decompress(info);
     return GPS_OK;
 }
 
-int gps_jpeg_decode(const void *bytes, size_t size, uint64_t max_pixels,
-                    gps_pixels *out, char *message, size_t message_size) {
-    // Large (jmp_buf + decompress struct): keep it off the caller's stack.
-    struct jpeg_decoder *d = calloc(1, sizeof *d);
-    memset(out, 0, sizeof *out);
-    if (d == NULL) return GPS_ERR_NO_MEMORY;
-    d->bytes = bytes;
-    d->size = size;
-    d->max_pixels = max_pixels;
-    d->message = message;
-    d->message_size = message_size;
-    gps_set_message(message, message_size, "");
-    d->info.err = jpeg_std_error(&d->error);
-    d->error.error_exit = on_error;
-    d->error.emit_message = on_message;
-    d->error.output_message = on_output;
-
-    int status = decode_protected(d);
+void gps_jpeg_destroy(struct gps_jpeg_decoder *d) {
+    if (d == NULL) return;
     if (d->created) jpeg_destroy_decompress(&d->info);
-    free(d->cmyk_row);
-    if (status != GPS_OK) {
-        free(d->result.data);
-        d->result.data = NULL;
-    }
-    *out = d->result;
+    free(d->row);
+    free(d->rgb_row);
     free(d);
-    return status;
 }

@@ -1,98 +1,134 @@
-// PNG decoding with libpng, protected by setjmp.
-//
-// All state that must survive a longjmp lives in `struct png_decoder`, which is
-// owned by gps_png_decode (the caller of the function that calls setjmp), so no
-// automatic variable of the setjmp-ing function is modified between setjmp and
-// longjmp (C11 7.13.2.1p3).
+// PNG decoding with libpng from a gps_stream, row by row into float planes.
 
 #include <png.h>
 
-#include "cimageshims.h"
+#include "decoders.h"
 #include "png_errors.h"
 #include "util.h"
 
-struct png_decoder {
-    const uint8_t *bytes;
-    size_t size;
-    size_t offset;
-    uint64_t max_pixels;
+struct gps_png_decoder {
+    gps_stream *stream;
+    const gps_sample_table *table;
     png_structp png;
     png_infop info;
+    uint32_t width, height, channels, bit_depth;
+    int passes;
+    uint8_t *pixels;  // one row, or the whole image for interlaced files
     png_bytep *rows;
-    gps_pixels result;
-    int status;
     gps_message_buffer message;
 };
 
 static void read_bytes(png_structp png, png_bytep destination, size_t length) {
-    struct png_decoder *d = png_get_io_ptr(png);
-    if (length > d->size - d->offset) png_error(png, "file is truncated");
-    memcpy(destination, d->bytes + d->offset, length);
-    d->offset += length;
+    struct gps_png_decoder *d = png_get_io_ptr(png);
+    if (gps_stream_read(d->stream, destination, length) != length) {
+        png_error(png, d->stream->read_errno != 0 ? "read error" : "file is truncated");
+    }
 }
 
-static int decode_protected(struct png_decoder *d) {
+struct gps_png_decoder *gps_png_create(gps_stream *stream, const gps_sample_table *table) {
+    struct gps_png_decoder *d = calloc(1, sizeof *d);
+    if (d == NULL) return NULL;
+    d->stream = stream;
+    d->table = table;
     d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d->message, gps_png_on_error, gps_png_on_warning);
-    if (d->png == NULL) return GPS_ERR_NO_MEMORY;
-    d->info = png_create_info_struct(d->png);
-    if (d->info == NULL) return GPS_ERR_NO_MEMORY;
-    if (setjmp(png_jmpbuf(d->png))) return d->status != GPS_OK ? d->status : GPS_ERR_CORRUPT;
+    if (d->png != NULL) d->info = png_create_info_struct(d->png);
+    if (d->info == NULL) {
+        gps_png_destroy(d);
+        return NULL;
+    }
+    return d;
+}
 
-    // libpng's default 1M x 1M cap would produce a confusing message; the
-    // caller's max_pixels check below is the one that matters.
+// Width and height straight from the IHDR bytes, before libpng sees them: libpng rejects a
+// zero size with a generic "Invalid IHDR data", and an empty image deserves its own message.
+static int has_zero_size(struct gps_png_decoder *d, gps_image_header *header) {
+    // signature (8), chunk length (4), "IHDR" (4), width (4), height (4)
+    if (gps_stream_peek(d->stream, 24) < 24) return 0;
+    const uint8_t *b = d->stream->next;
+    if (memcmp(b + 12, "IHDR", 4) != 0) return 0;
+    header->width = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+    header->height = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+    return header->width == 0 || header->height == 0;
+}
+
+int gps_png_read_header(struct gps_png_decoder *d, gps_image_header *header, gps_decode_error *error) {
+    d->message = (gps_message_buffer){error->message, sizeof error->message};
+    header->format = GPS_FORMAT_PNG;
+    if (has_zero_size(d, header)) return GPS_ERR_EMPTY;
+    if (setjmp(png_jmpbuf(d->png))) return GPS_ERR_CORRUPT;
+
+    // libpng's default 1M x 1M cap would produce a confusing message; the caller's pixel limit
+    // is the one that matters.
     png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
+    // Strict: benign errors (too much image data, bad ancillary chunk contents, ...) stop
+    // decoding instead of being warnings; too little image data, a truncated file and a CRC
+    // error in a critical chunk (IHDR, PLTE, IDAT, IEND) are errors anyway. A CRC error in an
+    // ancillary chunk (tEXt, gAMA, ...) stays a warning and the chunk is skipped, as the PNG
+    // spec allows: the pixels are covered by their own CRCs (fixture rgb8_gamma_badtext).
+    png_set_benign_errors(d->png, 0);
     png_set_read_fn(d->png, d, read_bytes);
     png_read_info(d->png, d->info);
 
     png_uint_32 width = 0, height = 0;
     int bit_depth = 0, color_type = 0;
     png_get_IHDR(d->png, d->info, &width, &height, &bit_depth, &color_type, NULL, NULL, NULL);
-    d->result.width = width;
-    d->result.height = height;
+    header->width = width;
+    header->height = height;
     if (width == 0 || height == 0) return GPS_ERR_EMPTY;
-    if ((uint64_t)width * height > d->max_pixels) return GPS_ERR_TOO_LARGE;
 
     if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(d->png);
     if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(d->png);
     if (png_get_valid(d->png, d->info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(d->png);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (bit_depth == 16) png_set_swap(d->png);  // PNG stores big-endian; hand Swift native uint16
-#endif
-    png_set_interlace_handling(d->png);
+    // 16-bit samples stay big-endian as stored; gps_row_to_planes reads them that way.
+    d->passes = png_set_interlace_handling(d->png);
     png_read_update_info(d->png, d->info);
 
-    size_t row_bytes = png_get_rowbytes(d->png, d->info);
-    d->result.channels = png_get_channels(d->png, d->info);
-    d->result.bit_depth = png_get_bit_depth(d->png, d->info);
-    if (row_bytes == 0 || height > SIZE_MAX / row_bytes) return GPS_ERR_NO_MEMORY;
-    d->result.data = malloc(row_bytes * height);
-    d->rows = malloc(sizeof(png_bytep) * height);
-    if (d->result.data == NULL || d->rows == NULL) return GPS_ERR_NO_MEMORY;
-    for (png_uint_32 y = 0; y < height; y++) d->rows[y] = (png_bytep)d->result.data + row_bytes * y;
+    d->width = width;
+    d->height = height;
+    d->channels = png_get_channels(d->png, d->info);
+    d->bit_depth = png_get_bit_depth(d->png, d->info);
+    header->has_alpha = d->channels == 2 || d->channels == 4;
+    return GPS_OK;
+}
 
-    png_read_image(d->png, d->rows);
+int gps_png_read_pixels(struct gps_png_decoder *d, float *rgb, float *alpha, gps_decode_error *error) {
+    d->message = (gps_message_buffer){error->message, sizeof error->message};
+    if (setjmp(png_jmpbuf(d->png))) return GPS_ERR_CORRUPT;
+
+    size_t row_bytes = png_get_rowbytes(d->png, d->info);
+    // An interlaced (Adam7) image arrives in 7 passes over the whole picture, so libpng needs
+    // all of it in its sample format at once: only then is there a full 8/16-bit copy next to
+    // the float planes (3-8 bytes per pixel more). Other images use one row buffer.
+    size_t rows = d->passes > 1 ? d->height : 1;
+    if (row_bytes == 0 || rows > SIZE_MAX / row_bytes) return GPS_ERR_NO_MEMORY;
+    d->pixels = malloc(row_bytes * rows);
+    if (d->pixels == NULL) return GPS_ERR_NO_MEMORY;
+
+    if (d->passes > 1) {
+        d->rows = malloc(sizeof(png_bytep) * d->height);
+        if (d->rows == NULL) return GPS_ERR_NO_MEMORY;
+        for (uint32_t y = 0; y < d->height; y++) d->rows[y] = d->pixels + row_bytes * y;
+        png_read_image(d->png, d->rows);
+        for (uint32_t y = 0; y < d->height; y++) {
+            gps_row_to_planes(d->rows[y], d->width, d->channels, d->bit_depth, d->table,
+                              gps_row_in_planes(rgb, alpha, d->width, d->height, y));
+        }
+    } else {
+        for (uint32_t y = 0; y < d->height; y++) {
+            png_read_row(d->png, d->pixels, NULL);
+            gps_row_to_planes(d->pixels, d->width, d->channels, d->bit_depth, d->table,
+                              gps_row_in_planes(rgb, alpha, d->width, d->height, y));
+        }
+    }
     // Reading up to IEND catches files truncated or corrupted after the pixels.
     png_read_end(d->png, NULL);
     return GPS_OK;
 }
 
-int gps_png_decode(const void *bytes, size_t size, uint64_t max_pixels,
-                   gps_pixels *out, char *message, size_t message_size) {
-    struct png_decoder d;
-    memset(&d, 0, sizeof d);
-    d.bytes = bytes;
-    d.size = size;
-    d.max_pixels = max_pixels;
-    d.message = (gps_message_buffer){message, message_size};
-    gps_set_message(message, message_size, "");
-
-    int status = decode_protected(&d);
-    png_destroy_read_struct(d.png ? &d.png : NULL, d.info ? &d.info : NULL, NULL);
-    free(d.rows);
-    if (status != GPS_OK) {
-        free(d.result.data);
-        d.result.data = NULL;
-    }
-    *out = d.result;
-    return status;
+void gps_png_destroy(struct gps_png_decoder *d) {
+    if (d == NULL) return;
+    png_destroy_read_struct(d->png ? &d->png : NULL, d->info ? &d->info : NULL, NULL);
+    free(d->rows);
+    free(d->pixels);
+    free(d);
 }

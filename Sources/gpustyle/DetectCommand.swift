@@ -56,6 +56,8 @@ struct DetectCommand: ParsableCommand {
 
     @OptionGroup var rectangle: RectangleOptions
 
+    @OptionGroup var inputOptions: InputOptions
+
     @Flag(help: "Print JSON.")
     var json = false
 
@@ -76,7 +78,7 @@ struct DetectCommand: ParsableCommand {
 
     func run() throws {
         for path in [overlay, trace].compactMap({ $0 }) { try OutputPath.checkWritable(path) }
-        let image = try ImageIO.read(path: input)
+        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
         let start = MonotonicClock.seconds()
         let detector = RectangleDetector()
         let (observations, seen) = trace == nil

@@ -46,7 +46,7 @@ struct DeviceOptions: ParsableArguments {
         let stylizer = Stylizer(model: model, backend: choice.backend)
         stylizer.memoryBudget = maxMemory ?? MemoryBudget.defaultBudget()
         if verbose, maxMemory == nil {
-            printToStandardError("memory budget: \(MemorySize.describe(stylizer.memoryBudget!)) (--max-memory)")
+            printToStandardError("memory budget: \(ByteCount.decimal(stylizer.memoryBudget!)) (--max-memory)")
         }
         return stylizer
     }

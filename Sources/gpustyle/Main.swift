@@ -23,6 +23,11 @@ enum Main {
             if code == .success {
                 GPUStyleCommand.exit(withError: error)  // --help, --version
             }
+            if error is OutOfMemoryError {
+                // Not the user's fault: status 1, but one line, like a user error.
+                printToStandardError("gpustyle: \(error)")
+                Foundation.exit(1)
+            }
             if isUserError(error) {
                 printToStandardError("gpustyle: \(error)")
                 Foundation.exit(2)

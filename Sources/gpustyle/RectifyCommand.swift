@@ -32,6 +32,8 @@ struct RectifyCommand: ParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceOptions
 
+    @OptionGroup var inputOptions: InputOptions
+
     @OptionGroup var rectangle: RectangleOptions
 
     @Argument(help: "Photo (PNG or JPEG), or - for stdin.")
@@ -50,7 +52,7 @@ struct RectifyCommand: ParsableCommand {
 
     func run() throws {
         try OutputPath.checkWritable(output)
-        let image = try ImageIO.read(path: input)
+        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
         let corners: Quad
         if let quad {
             corners = try Self.parseQuad(quad)
@@ -168,7 +170,7 @@ extension StylizeCommand {
             throw CommandFailure(message: "--in-place-rectangle works on one photo, not a folder (\(input))")
         }
         try OutputPath.checkWritable(destination)
-        let image = try ImageIO.read(path: input)
+        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
         let given = try quad.map(RectifyCommand.parseQuad)
         if let given { try RectifyCommand.check(given, in: image) }
         if given == nil && fallback == .whole { try Stylizer.validate(width: image.width, height: image.height) }

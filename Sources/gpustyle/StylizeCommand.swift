@@ -29,6 +29,8 @@ struct StylizeCommand: ParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceOptions
 
+    @OptionGroup var inputOptions: InputOptions
+
     // Alter in place (the picture on the wall): options and run code in RectifyCommand.swift.
     @Flag(name: .customLong("in-place-rectangle"),
           help: "Stylize only the best rectangle found (a picture on the wall) and put it back in place.")
@@ -74,7 +76,7 @@ struct StylizeCommand: ParsableCommand {
         }
         // Check the input and the output's folder before starting a device: bad input fails fast.
         try OutputPath.checkWritable(destination)
-        let image = try ImageIO.read(path: input)
+        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
         try Stylizer.validate(width: image.width, height: image.height)
         let stylizer = try deviceOptions.makeStylizer()
         let start = MonotonicClock.seconds()

@@ -87,16 +87,16 @@ final class ImageErrorTests: XCTestCase {
         let start = Date()
         let message = try failure(png, named: "huge.png")
         XCTAssertLessThan(Date().timeIntervalSince(start), 0.5, "must not allocate 10^10 pixels")
-        XCTAssertTrue(message.contains("too large"), message)
-        XCTAssertTrue(message.contains("100000x100000"), message)
+        XCTAssertTrue(message.hasSuffix("huge.png: image is 100000x100000 (10000 MP), above the 100 MP limit (DecodeLimits.maxPixels)"), message)
     }
 
-    func testLibpngPathAlsoRefusesHugeHeaders() throws {
-        let png = PNGBytes.header(width: 100_000, height: 100_000) + PNGBytes.chunk("IDAT", [0x78, 0x9C]) + PNGBytes.chunk("IEND", [])
-        XCTAssertThrowsError(try PNGCodec.decodeWithLibpng(Data(png), name: "huge.png")) { error in
-            XCTAssertEqual(String(describing: error),
-                           "huge.png: image is too large (100000x100000 pixels, limit is \(ImageIO.maximumPixels))")
+    func testPixelLimitIsTheCallers() throws {
+        let png = try ImageFixtures.data("rgb8.png")  // 7 x 5
+        let tight = DecodeLimits(maxPixels: 34, maxPixelsName: "--max-pixels")
+        XCTAssertThrowsError(try ImageIO.decode(png, name: "rgb8.png", limits: tight)) { error in
+            XCTAssertEqual(String(describing: error), "rgb8.png: image is 7x5 (35 pixels), above the 34-pixel limit (--max-pixels)")
         }
+        XCTAssertEqual(try ImageIO.decode(png, name: "rgb8.png", limits: DecodeLimits(maxPixels: 35)).pixelCount, 35)
     }
 
     func testZeroSizedPNG() throws {
@@ -110,6 +110,9 @@ final class ImageErrorTests: XCTestCase {
         XCTAssertTrue(message.contains("corrupt JPEG"), message)
         let headerOnly = try failure(Array(jpeg.prefix(40)), named: "header.jpg")
         XCTAssertTrue(headerOnly.contains("corrupt JPEG"), headerOnly)
+        // Cut, then given its end marker back: libjpeg only warns, which must still fail.
+        let patched = try failure(Array(jpeg.prefix(jpeg.count / 2)) + [0xFF, 0xD9], named: "patched.jpg")
+        XCTAssertTrue(patched.contains("corrupt JPEG: Premature end of JPEG file"), patched)
     }
 
     /// Offset of the baseline SOF0 segment's height field.
@@ -125,7 +128,7 @@ final class ImageErrorTests: XCTestCase {
         let start = Date()
         let message = try failure(jpeg, named: "huge.jpg")
         XCTAssertLessThan(Date().timeIntervalSince(start), 0.5)
-        XCTAssertTrue(message.contains("too large"), message)
+        XCTAssertTrue(message.contains("60000x60000 (3600 MP), above the 100 MP limit"), message)
     }
 
     func testZeroSizedJPEG() throws {
@@ -154,5 +157,62 @@ final class ImageErrorTests: XCTestCase {
         close(captureFD)
         XCTAssertEqual(failures, inputs.count)
         XCTAssertEqual(try String(contentsOfFile: capture, encoding: .utf8), "")
+    }
+
+    /// Runs `body` with standard input reading `bytes` from a pipe, written by another thread
+    /// (so inputs larger than the pipe buffer work). Returns what `body` returned or threw, and
+    /// how many bytes went into the pipe before the reader was done.
+    func withStandardInput<T>(_ bytes: [UInt8], _ body: () throws -> T) throws -> (result: Result<T, Error>, written: Int) {
+        signal(SIGPIPE, SIG_IGN)  // a reader that stops early makes write fail with EPIPE
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        let written = WrittenCount()
+        let writer = Thread { [writeEnd = ends[1]] in
+            bytes.withUnsafeBytes { buffer in
+                while written.bytes < buffer.count {
+                    let n = write(writeEnd, buffer.baseAddress! + written.bytes, buffer.count - written.bytes)
+                    if n <= 0 { break }
+                    written.bytes += n
+                }
+            }
+            close(writeEnd)
+            written.done.signal()
+        }
+        let saved = dup(STDIN_FILENO)
+        dup2(ends[0], STDIN_FILENO)
+        close(ends[0])
+        writer.start()
+        let result = Result { try body() }
+        dup2(saved, STDIN_FILENO)  // closes the pipe's last read end, so the writer stops
+        close(saved)
+        written.done.wait()
+        return (result, written.bytes)
+    }
+
+    final class WrittenCount: @unchecked Sendable {
+        var bytes = 0
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    func testStandardInputIsCapped() throws {
+        let png = try fixture("rgb8_adam7.png")
+        let capped = DecodeLimits(maxStandardInputBytes: png.count - 1)
+        XCTAssertThrowsError(try withStandardInput(png) { try ImageIO.read(path: "-", limits: capped) }.result.get()) { error in
+            XCTAssertEqual(String(describing: error), "stdin: more than \(png.count - 1) bytes of input")
+        }
+        let exact = DecodeLimits(maxStandardInputBytes: png.count)
+        XCTAssertEqual(try withStandardInput(png) { try ImageIO.read(path: "-", limits: exact) }.result.get().width, 13)
+        XCTAssertEqual(ByteCount.binary(DecodeLimits.defaultMaxStandardInputBytes), "1 GiB")
+    }
+
+    func testEndlessStandardInputThatIsNotAnImageFailsAtOnce() throws {
+        // 8 MiB of zeros under the default 1 GiB cap: refused from its first bytes, not read to the end.
+        let zeros = [UInt8](repeating: 0, count: 8 << 20)
+        let run = try withStandardInput(zeros) { try ImageIO.read(path: "-") }
+        XCTAssertThrowsError(try run.result.get()) { error in
+            XCTAssertEqual(String(describing: error), "stdin: not a PNG or JPEG image")
+        }
+        // The pipe holds 64 KiB and the reader takes 64 KiB at a time: far less than 8 MiB.
+        XCTAssertLessThan(run.written, 1 << 20)
     }
 }

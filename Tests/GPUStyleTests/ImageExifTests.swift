@@ -32,14 +32,18 @@ final class ImageExifTests: XCTestCase {
         XCTAssertEqual(ExifOrientation.fromTIFF(Array(tiff(orientation: 6, bigEndian: true).prefix(30))), .normal)
     }
 
-    func testFindsExifSegmentInJPEGMarkers() {
-        let app0: [UInt8] = [0xFF, 0xE0, 0x00, 0x06, 0x4A, 0x46, 0x49, 0x46]
-        let exif = Array("Exif\0\0".utf8) + tiff(orientation: 6, bigEndian: true)
-        let app1: [UInt8] = [0xFF, 0xE1, UInt8((exif.count + 2) >> 8), UInt8((exif.count + 2) & 0xFF)] + exif
-        let jpeg: [UInt8] = [0xFF, 0xD8] + app0 + app1 + [0xFF, 0xDA, 0x00, 0x02]
-        XCTAssertEqual(ExifOrientation.fromJPEG(Data(jpeg)), .rotate90Clockwise)
-        // Truncated segment lengths must not trap.
-        XCTAssertEqual(ExifOrientation.fromJPEG(Data(jpeg.prefix(20))), .normal)
+    /// The decoder takes the orientation from the first APP1 segment that is EXIF, past an
+    /// XMP APP1 before it.
+    func testFindsExifSegmentInJPEGMarkers() throws {
+        let plain = [UInt8](try ImageFixtures.data("plain.jpg"))  // 24 x 16, no EXIF
+        func app1(_ payload: [UInt8]) -> [UInt8] { [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload }
+        let xmp = app1(Array("http://ns.adobe.com/xap/1.0/\0<x/>".utf8))
+        let exif = app1(Array("Exif\0\0".utf8) + tiff(orientation: 6, bigEndian: true))
+        let jpeg = Array(plain.prefix(2)) + xmp + exif + Array(plain.dropFirst(2))
+        let image = try ImageIO.decode(Data(jpeg), name: "exif.jpg")
+        XCTAssertEqual(image.width, 16)
+        XCTAssertEqual(image.height, 24)
+        XCTAssertEqual(try ImageIO.decode(Data(plain), name: "plain.jpg").width, 24)
     }
 
     /// A 3 x 2 picture whose pixel values are their stored index:

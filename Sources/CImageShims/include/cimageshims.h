@@ -12,28 +12,54 @@
 
 #define GPS_OK 0
 #define GPS_ERR_CORRUPT 1    // the library rejected the data (message says why)
-#define GPS_ERR_TOO_LARGE 2  // width*height exceeds max_pixels; width/height are set
+// (2 is unused: the pixel limit is checked by the caller, between header and pixels)
 #define GPS_ERR_EMPTY 3      // zero width or height
 #define GPS_ERR_NO_MEMORY 4
+#define GPS_ERR_NO_DATA 5    // the input holds no bytes at all
+#define GPS_ERR_NOT_IMAGE 6  // the first bytes are neither a PNG nor a JPEG signature
+#define GPS_ERR_READ 7       // read(2) failed; gps_decode_error.read_errno says why
 
-// Decoded pixels, interleaved, rows top to bottom without padding.
-typedef struct gps_pixels {
-    uint32_t width;
+// ---- Decoding: header first, then pixels straight into planar floats ----
+//
+// The header is read (PNG IHDR, JPEG SOF) without allocating anything image-sized, so the
+// caller can refuse an absurd size and allocate the float planes itself (reporting failure)
+// before any pixel is decoded. Pixels are decoded a row at a time into those planes.
+
+#define GPS_FORMAT_PNG 1
+#define GPS_FORMAT_JPEG 2
+
+typedef struct gps_reader gps_reader;
+
+typedef struct gps_image_header {
+    int format;          // GPS_FORMAT_*
+    uint32_t width;      // as stored (before any EXIF orientation)
     uint32_t height;
-    uint32_t channels;   // 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
-    uint32_t bit_depth;  // 8, or 16 as native-endian uint16
-    void *data;          // malloc'd; release with gps_free
-} gps_pixels;
+    int has_alpha;       // PNG with an alpha channel or tRNS
+    const uint8_t *exif; // JPEG: TIFF data of the first APP1 "Exif" segment (after "Exif\0\0"),
+    size_t exif_size;    //   or NULL; valid until gps_reader_destroy
+} gps_image_header;
 
-// Decodes a whole PNG held in memory. Palette, tRNS and 1/2/4-bit gray are
-// expanded; 16-bit samples are kept; gamma/ICC chunks are ignored.
-int gps_png_decode(const void *bytes, size_t size, uint64_t max_pixels,
-                   gps_pixels *out, char *message, size_t message_size);
+typedef struct gps_decode_error {
+    char message[200];   // the library's text for GPS_ERR_CORRUPT
+    int read_errno;      // for GPS_ERR_READ
+} gps_decode_error;
 
-// Decodes a baseline or progressive JPEG to RGB (or gray for one-component
-// files; CMYK is converted to RGB). EXIF orientation is NOT applied here.
-int gps_jpeg_decode(const void *bytes, size_t size, uint64_t max_pixels,
-                    gps_pixels *out, char *message, size_t message_size);
+// A reader over file descriptor `fd` (bytes == NULL; the caller keeps and closes fd) or over
+// `size` bytes at `bytes` (kept by the caller until destroy). NULL when out of memory.
+gps_reader *gps_reader_create(int fd, const void *bytes, size_t size);
+
+// Sniffs the signature and reads the header. Only the first bytes are read when the input is
+// not an image (so /dev/zero fails at once).
+int gps_reader_read_header(gps_reader *reader, gps_image_header *header, gps_decode_error *error);
+
+// Decodes the pixels into `rgb` (red, green, blue planes of width*height floats each, values
+// v/255 or v/65535) and `alpha` (width*height floats; NULL when !has_alpha). PNG: palette,
+// tRNS and 1/2/4-bit gray are expanded, 16-bit samples kept, gamma/ICC ignored. JPEG: gray is
+// copied to all planes, CMYK converted to RGB; EXIF orientation is NOT applied. Every libjpeg
+// corrupt-data warning and every libpng benign error or CRC error is an error here.
+int gps_reader_read_pixels(gps_reader *reader, float *rgb, float *alpha, gps_decode_error *error);
+
+void gps_reader_destroy(gps_reader *reader);
 
 // Encodes 8-bit interleaved RGB (channels 3) or RGBA (channels 4) as PNG.
 // On success *png / *png_size hold a malloc'd buffer; release with gps_free.
@@ -42,5 +68,8 @@ int gps_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
                    char *message, size_t message_size);
 
 void gps_free(void *pointer);
+
+// 1 when malloc can provide `bytes` right now (the block is freed at once), else 0.
+int gps_can_allocate(size_t bytes);
 
 #endif

@@ -22,11 +22,10 @@ enum CheckedAllocation {
         return UnsafeMutableBufferPointer(start: raw.bindMemory(to: T.self, capacity: count), count: count)
     }
 
-    /// A float array of `count` elements (contents unspecified), or `OutOfMemoryError`. Swift
-    /// arrays trap when their allocation fails, so the memory is first asked of `malloc`: the
-    /// array is made only once the system has shown it can give that much.
+    /// A float array of `count` elements (contents unspecified), or `OutOfMemoryError`: Swift
+    /// arrays trap when their allocation fails, so `AllocationProbe` asks first.
     static func floatArray(_ count: Int, for what: @autoclosure () -> String) throws -> [Float] {
-        try floats(count, for: what()).deallocate()
+        try AllocationProbe.check(bytes: count * MemoryLayout<Float>.stride, what: what())
         return [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 }

@@ -25,14 +25,4 @@ public enum MemorySize {
         }
         return Int(value * multiplier)
     }
-
-    /// "1.2 GB", "640 MB", "12 KB" (decimal units, one decimal below 10).
-    public static func describe(_ bytes: Int) -> String {
-        let units: [(Double, String)] = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
-        for (scale, name) in units where Double(bytes) >= scale {
-            let value = Double(bytes) / scale
-            return value < 10 ? String(format: "%.1f %@", value, name) : String(format: "%.0f %@", value, name)
-        }
-        return "\(bytes) bytes"
-    }
 }

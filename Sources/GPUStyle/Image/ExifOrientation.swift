@@ -1,35 +1,11 @@
 import Foundation
 
 /// EXIF orientation (TIFF tag 0x0112): how the stored pixels must be
-/// transformed for display. Raw values 1...8.
+/// transformed for display. Raw values 1...8. The JPEG decoder hands over the
+/// TIFF data of the first APP1 "Exif" segment (libjpeg's saved markers).
 enum ExifOrientation: Int, Sendable {
     case normal = 1, flipHorizontal, rotate180, flipVertical
     case transpose, rotate90Clockwise, transverse, rotate90CounterClockwise
-
-    /// Reads the orientation from a JPEG's first APP1 "Exif" segment. Any
-    /// malformed or missing data means `.normal`: a broken EXIF block should
-    /// not make an otherwise good picture unreadable.
-    static func fromJPEG(_ data: Data) -> ExifOrientation {
-        // Index the Data directly: the metadata segments are a few KB at the
-        // front of a file that may be megabytes long, so don't copy it.
-        let bytes = data.startIndex == 0 ? data : Data(data)
-        var offset = 2  // after SOI
-        while offset + 4 <= bytes.count {
-            guard bytes[offset] == 0xFF else { return .normal }
-            let marker = bytes[offset + 1]
-            if marker == 0xFF { offset += 1; continue }  // fill byte
-            if marker == 0x01 || (0xD0...0xD7).contains(marker) { offset += 2; continue }  // no length
-            if marker == 0xDA || marker == 0xD9 { return .normal }  // metadata ends at start of scan
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            guard length >= 2, offset + 2 + length <= bytes.count else { return .normal }
-            if marker == 0xE1 {
-                let payload = bytes[(offset + 4)..<(offset + 2 + length)]
-                if payload.starts(with: Array("Exif\0\0".utf8)) { return fromTIFF(Array(payload.dropFirst(6))) }
-            }
-            offset += 2 + length
-        }
-        return .normal
-    }
 
     /// Reads tag 0x0112 from IFD0 of a TIFF structure ("II" or "MM").
     static func fromTIFF(_ tiff: [UInt8]) -> ExifOrientation {
@@ -83,25 +59,56 @@ enum ExifOrientation: Int, Sendable {
 extension Image {
     /// The picture as it should be displayed given its EXIF orientation.
     func oriented(_ orientation: ExifOrientation) -> Image {
-        if orientation == .normal { return self }
+        var copy = self
+        copy.orient(orientation)
+        return copy
+    }
+
+    /// Applies `orientation` to the planes in place. Flips and the 180-degree turn swap pixel
+    /// pairs within each plane (no extra memory); the four orientations that swap the axes
+    /// copy one plane at a time and write it back transposed (4 bytes per pixel extra, not a
+    /// second image). ImageReader's allocation probe counts that plane.
+    mutating func orient(_ orientation: ExifOrientation) {
+        if orientation == .normal { return }
+        let width = width, height = height
         let outWidth = orientation.swapsAxes ? height : width
         let outHeight = orientation.swapsAxes ? width : height
-        let count = width * height
-        // Precompute the source index of every output pixel once, then gather each plane.
-        var sourceIndex = [Int](repeating: 0, count: count)
-        for y in 0..<outHeight {
-            for x in 0..<outWidth {
-                let s = orientation.source(x: x, y: y, width: width, height: height)
-                sourceIndex[y * outWidth + x] = s.y * width + s.x
+        // Every orientation maps display (x, y) to a stored index linearly:
+        // base + x * dx + y * dy.
+        func index(_ point: (x: Int, y: Int)) -> Int { point.y * width + point.x }
+        let base = index(orientation.source(x: 0, y: 0, width: width, height: height))
+        let dx = index(orientation.source(x: 1, y: 0, width: width, height: height)) - base
+        let dy = index(orientation.source(x: 0, y: 1, width: width, height: height)) - base
+        func remap(_ plane: UnsafeMutableBufferPointer<Float>) {
+            if orientation.swapsAxes {
+                let stored = Array(plane)
+                stored.withUnsafeBufferPointer { stored in
+                    for y in 0..<outHeight {
+                        var source = base + y * dy
+                        for x in 0..<outWidth {
+                            plane[y * outWidth + x] = stored[source]
+                            source += dx
+                        }
+                    }
+                }
+            } else {
+                // These are their own inverse: swap each pixel with its source once.
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let target = y * width + x, source = base + x * dx + y * dy
+                        if target < source { plane.swapAt(target, source) }
+                    }
+                }
             }
         }
-        func gather(_ plane: ArraySlice<Float>) -> [Float] {
-            let base = plane.startIndex
-            return sourceIndex.map { plane[base + $0] }
+        let count = width * height
+        rgb.withUnsafeMutableBufferPointer { planes in
+            for c in 0..<3 {
+                remap(UnsafeMutableBufferPointer(rebasing: planes[(c * count)..<((c + 1) * count)]))
+            }
         }
-        var rgb: [Float] = []
-        rgb.reserveCapacity(3 * count)
-        for c in 0..<3 { rgb += gather(self.rgb[(c * count)..<((c + 1) * count)]) }
-        return Image(width: outWidth, height: outHeight, rgb: rgb, alpha: alpha.map { gather($0[...]) })
+        if alpha != nil { alpha!.withUnsafeMutableBufferPointer { remap($0) } }
+        self.width = outWidth
+        self.height = outHeight
     }
 }

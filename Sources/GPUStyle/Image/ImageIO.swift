@@ -1,24 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// Reading and writing images for the stylizer: PNG and JPEG in, PNG out.
 public enum ImageIO {
-    /// Larger headers are refused before any pixel memory is allocated
-    /// (100 MP is already 1.2 GB of planar float RGB).
-    public static let maximumPixels = 100_000_000
+    /// The default pixel limit (`DecodeLimits.defaultMaxPixels`).
+    public static let maximumPixels = DecodeLimits.defaultMaxPixels
 
-    /// Reads a PNG or JPEG (recognised by signature, not extension); "-" reads stdin.
-    public static func read(path: String) throws -> Image {
-        let name = path == "-" ? "stdin" : path
-        return try decode(FileAccess.read(path: path, name: name), name: name)
+    /// Reads a PNG or JPEG (recognised by signature, not extension), streaming it from the
+    /// file; "-" reads stdin (into memory, at most `limits.maxStandardInputBytes`). Sizes above
+    /// `limits.maxPixels` are refused from the header, before any pixel memory is allocated.
+    public static func read(path: String, limits: DecodeLimits = DecodeLimits()) throws -> Image {
+        if path == "-" {
+            return try decode(readStandardInput(limit: limits.maxStandardInputBytes), name: "stdin", limits: limits)
+        }
+        let fd = try FileAccess.openForReading(path: path, name: path)
+        defer { close(fd) }
+        return try ImageReader.decode(fileDescriptor: fd, name: path, limits: limits)
     }
 
     /// Decodes PNG or JPEG bytes; `name` identifies the source in error messages.
-    public static func decode(_ data: Data, name: String) throws -> Image {
-        if data.isEmpty { throw ImageError(name, "file is empty") }
-        switch ImageFormat(sniffing: data) {
-        case .png: return try PNGCodec.decode(data, name: name)
-        case .jpeg: return try JPEGCodec.decode(data, name: name)
-        case nil: throw ImageError(name, "not a PNG or JPEG image")
+    public static func decode(_ data: Data, name: String, limits: DecodeLimits = DecodeLimits()) throws -> Image {
+        try data.withUnsafeBytes { try ImageReader.decode(bytes: $0, name: name, limits: limits) }
+    }
+
+    /// Standard input, whole, with a cap; input that does not start like an image is refused
+    /// after its first bytes (`cat /dev/zero | gpustyle ... -` fails at once, not after 1 GiB).
+    static func readStandardInput(limit: Int) throws -> Data {
+        try FileAccess.readAll(STDIN_FILENO, name: "stdin", limit: limit, firstBytes: ImageFormat.signatureLength) { first in
+            if ImageFormat(sniffing: first) == nil { throw ImageError("stdin", "not a PNG or JPEG image") }
         }
     }
 

@@ -1,30 +1,12 @@
 import CImageShims
 import Foundation
 
-/// PNG reading and writing through libpng (via the CImageShims setjmp wrappers).
+/// PNG writing through libpng (via the CImageShims setjmp wrappers); reading is ImageReader.
 enum PNGCodec {
-    static func decode(_ data: Data, name: String) throws -> Image {
-        // Refuse empty or oversized headers before libpng allocates anything;
-        // the C side checks again in case the IHDR is not where we looked.
-        if let header = PNGHeader(data) {
-            if header.width == 0 || header.height == 0 { throw ImageError.empty(name) }
-            if header.width.multipliedReportingOverflow(by: header.height).partialValue > ImageIO.maximumPixels {
-                throw ImageError.tooLarge(name, width: header.width, height: header.height)
-            }
-        }
-        return try decodeWithLibpng(data, name: name)
-    }
-
-    /// The libpng path alone, without the header pre-check (tests use it to
-    /// prove the C-side size guard also holds).
-    static func decodeWithLibpng(_ data: Data, name: String) throws -> Image {
-        try CodecCall.decode(data, name: name, format: "PNG", with: gps_png_decode)
-    }
-
     static func encode(_ image: Image, name: String) throws -> Data {
         guard image.width > 0, image.height > 0 else { throw ImageError.empty(name) }
         guard image.width <= Int(UInt32.max), image.height <= Int(UInt32.max) else {
-            throw ImageError.tooLarge(name, width: image.width, height: image.height)
+            throw ImageError(name, "image is too large to encode (\(image.width)x\(image.height))")
         }
         guard image.rgb.count == 3 * image.pixelCount, image.alpha.map({ $0.count == image.pixelCount }) ?? true else {
             throw ImageError(name, "image buffers do not match \(image.width)x\(image.height)")

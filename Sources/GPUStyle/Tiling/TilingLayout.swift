@@ -19,8 +19,8 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(MemorySize.describe(scratchBytes)) per tile, contract.1 \(keepsContraction ? "kept" : "recomputed"), "
-            + "estimated peak \(MemorySize.describe(estimatedPeak))"
+        "\(ByteCount.decimal(scratchBytes)) per tile, contract.1 \(keepsContraction ? "kept" : "recomputed"), "
+            + "estimated peak \(ByteCount.decimal(estimatedPeak))"
     }
 
     /// Resident memory of the program itself (binary, libraries, weights, thread stacks):
@@ -40,8 +40,8 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
         public let needed: Int
         public let budget: Int
         public var description: String {
-            "a \(width)x\(height) image needs at least \(MemorySize.describe(needed)) to stylize, "
-                + "more than the memory budget of \(MemorySize.describe(budget)) (--max-memory)"
+            "a \(width)x\(height) image needs at least \(ByteCount.decimal(needed)) to stylize, "
+                + "more than the memory budget of \(ByteCount.decimal(budget)) (--max-memory)"
         }
     }
 

@@ -1,0 +1,94 @@
+import CImageShims
+import Foundation
+
+/// Decodes a PNG or JPEG through the C reader in three steps: the header (limits checked,
+/// nothing image-sized allocated yet), the float planes (allocation failure reported, not a
+/// trap), then the pixels, a row at a time straight into the planes. Peak memory is the planes
+/// (12 bytes per pixel, 16 with alpha) plus the decoder's few rows: no file copy and no 8-bit
+/// copy of the image (except for interlaced PNGs, see png_decode.c).
+enum ImageReader {
+    /// Reads from an open descriptor, a chunk at a time; the caller closes it.
+    static func decode(fileDescriptor: Int32, name: String, limits: DecodeLimits) throws -> Image {
+        guard let reader = gps_reader_create(fileDescriptor, nil, 0) else {
+            throw OutOfMemoryError(what: name, bytes: 0, purpose: "to start decoding")
+        }
+        defer { gps_reader_destroy(reader) }
+        return try decode(reader, name: name, limits: limits)
+    }
+
+    /// Decodes bytes already in memory (not empty).
+    static func decode(bytes: UnsafeRawBufferPointer, name: String, limits: DecodeLimits) throws -> Image {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { throw ImageError(name, "file is empty") }
+        guard let reader = gps_reader_create(-1, base, bytes.count) else {
+            throw OutOfMemoryError(what: name, bytes: 0, purpose: "to start decoding")
+        }
+        defer { gps_reader_destroy(reader) }
+        return try decode(reader, name: name, limits: limits)
+    }
+
+    private static func decode(_ reader: OpaquePointer, name: String, limits: DecodeLimits) throws -> Image {
+        var header = gps_image_header()
+        var error = gps_decode_error()
+        var status = gps_reader_read_header(reader, &header, &error)
+        let format = header.format == GPS_FORMAT_JPEG ? "JPEG" : "PNG"
+        let width = Int(header.width), height = Int(header.height)
+        guard status == GPS_OK else {
+            throw failure(status, error, name: name, format: format, bytes: 0, width: width, height: height)
+        }
+        try limits.check(width: width, height: height, name: name)
+
+        let orientation = header.exif.map {
+            ExifOrientation.fromTIFF(Array(UnsafeBufferPointer(start: $0, count: header.exif_size)))
+        } ?? .normal
+        let count = width * height
+        let hasAlpha = header.has_alpha != 0
+        // The planes, plus the one-plane copy a 90-degree EXIF rotation needs (Image.orient).
+        let planes = (hasAlpha ? 4 : 3) + (orientation.swapsAxes ? 1 : 0)
+        let bytes = planes * count * MemoryLayout<Float>.size
+        try AllocationProbe.check(bytes: bytes, what: name, purpose: "to decode \(width)x\(height)")
+
+        // Every element is written by the decoder; zero-filling first would cost a pass over
+        // up to 1.6 GB. On failure the arrays are dropped unread.
+        var alpha: [Float]? = hasAlpha
+            ? [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count } : nil
+        let rgb = [Float](unsafeUninitializedCapacity: 3 * count) { planes, initialized in
+            initialized = 3 * count
+            if alpha != nil {
+                alpha!.withUnsafeMutableBufferPointer { alpha in
+                    status = gps_reader_read_pixels(reader, planes.baseAddress, alpha.baseAddress, &error)
+                }
+            } else {
+                status = gps_reader_read_pixels(reader, planes.baseAddress, nil, &error)
+            }
+        }
+        guard status == GPS_OK else {
+            // The planes exist by now: a shortage here is the decoder's own (unknown) need.
+            throw failure(status, error, name: name, format: format, bytes: 0, width: width, height: height)
+        }
+        var image = Image(width: width, height: height, rgb: rgb, alpha: alpha)
+        image.orient(orientation)
+        return image
+    }
+
+    private static func failure(_ status: Int32, _ error: gps_decode_error, name: String, format: String,
+                                bytes: Int, width: Int, height: Int) -> Error {
+        switch status {
+        case GPS_ERR_NO_DATA: return ImageError(name, "file is empty")
+        case GPS_ERR_NOT_IMAGE: return ImageError(name, "not a PNG or JPEG image")
+        case GPS_ERR_READ: return ImageError(name, "cannot read: \(FileAccess.errorText(error.read_errno))")
+        case GPS_ERR_EMPTY: return ImageError.empty(name)
+        case GPS_ERR_NO_MEMORY:
+            return OutOfMemoryError(what: name, bytes: bytes, purpose: "to decode \(width)x\(height)")
+        default:
+            var message = error.message
+            let text = withUnsafeBytes(of: &message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return ImageError(name, "corrupt \(format): \(text.isEmpty ? "decoder failed" : text)")
+        }
+    }
+}
+
+extension ImageError {
+    static func empty(_ name: String) -> ImageError {
+        ImageError(name, "image has no pixels (0x0)")
+    }
+}
