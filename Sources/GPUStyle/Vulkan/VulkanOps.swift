@@ -157,34 +157,29 @@ extension VulkanBackend {
     }
 
     func recordNormStatistics(_ stats: ExecutionPlan.NormStatistics, index: Int) throws {
-        let shape = stats.shape
+        try recordStatisticsShader(source: stats.source, shape: stats.shape, layer: stats.layer, moments: nil, index: index)
+    }
+
+    func recordNormMoments(_ moments: ExecutionPlan.NormMoments, index: Int) throws {
+        try recordStatisticsShader(source: moments.source, shape: moments.shape, layer: moments.layer,
+                                   moments: moments.destination, index: index)
+    }
+
+    /// norm_stats.comp over `source`: the folded scale/shift of `layer` into the affine table,
+    /// or, with a `moments` buffer, [mean, M2] per channel there (tiled execution).
+    private func recordStatisticsShader(source: ExecutionPlan.Buffer, shape: ExecutionPlan.DenseShape, layer: Int,
+                                        moments: ExecutionPlan.Buffer?, index: Int) throws {
         let workgroup = normStatsWorkgroup(count4: (shape.height * shape.width + 3) / 4)
-        let shader = VulkanShader.normStats.storing(half: [isHalf(stats.source), false, false])
+        let shader = VulkanShader.normStats.storing(half: [isHalf(source), false, false])
         let pipeline = try pipelines.pipeline(shader, constants: [UInt32(workgroup)])
         for chunk in try channelChunks(shape.channels, planeStrides: [shape.planeStride]) {
             let push = [shape.height * shape.width, shape.planeStride / 4, chunk.lowerBound,
-                        stats.layer * ExecutionPlan.parametersPerLayer, 0]
+                        moments == nil ? layer * ExecutionPlan.parametersPerLayer : 0, moments == nil ? 0 : 1]
             try recorder.dispatch(pipeline,
-                                  buffers: [planes(stats.source, chunk, planeStride: shape.planeStride),
-                                            parameterRange, affineRange],
+                                  buffers: [planes(source, chunk, planeStride: shape.planeStride),
+                                            parameterRange, moments.map(range) ?? affineRange],
                                   push: push.map(UInt32.init), groups: (chunk.count, 1, 1),
-                                  label: "step \(index): norm statistics layer \(stats.layer) c\(chunk)")
-        }
-    }
-
-    /// The statistics shader in its moments mode: [mean, M2] per channel into the moments buffer.
-    func recordNormMoments(_ moments: ExecutionPlan.NormMoments, index: Int) throws {
-        let shape = moments.shape
-        let workgroup = normStatsWorkgroup(count4: (shape.height * shape.width + 3) / 4)
-        let shader = VulkanShader.normStats.storing(half: [isHalf(moments.source), false, false])
-        let pipeline = try pipelines.pipeline(shader, constants: [UInt32(workgroup)])
-        for chunk in try channelChunks(shape.channels, planeStrides: [shape.planeStride]) {
-            let push = [shape.height * shape.width, shape.planeStride / 4, chunk.lowerBound, 0, 1]
-            try recorder.dispatch(pipeline,
-                                  buffers: [planes(moments.source, chunk, planeStride: shape.planeStride),
-                                            parameterRange, range(moments.destination)],
-                                  push: push.map(UInt32.init), groups: (chunk.count, 1, 1),
-                                  label: "step \(index): norm moments layer \(moments.layer) c\(chunk)")
+                                  label: "step \(index): norm \(moments == nil ? "statistics" : "moments") layer \(layer) c\(chunk)")
         }
     }
 
