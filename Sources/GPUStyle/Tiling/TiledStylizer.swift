@@ -119,9 +119,20 @@ final class TiledStylizer {
         try pass(16...16, from: .store(expanded), normalizing: (15, activation(15)))
         var result = try CheckedAllocation.floatArray(3 * w * h, for: description)
         try result.withUnsafeMutableBufferPointer { buffer in
-        let rgb = buffer.baseAddress!
-        try pass(16...17, from: .store(expanded), normalizing: (15, activation(15))) { result in
-            let tile = result.tile, values = result.values, shape = tile.plan.outputShape
+            let rgb = buffer.baseAddress!
+            try pass(16...17, from: .store(expanded), normalizing: (15, activation(15))) {
+                Self.crop($0, into: rgb, width: w, height: h)
+            }
+            Self.finish(rgb, width: w, height: h, norm: folded[17]!, activation: activation(17), strength: strength, original: picture)
+        }
+        return Image(width: w, height: h, rgb: result, alpha: alpha)
+    }
+
+    /// A tile of the last layer's raw output into the picture-sized planes (the network's
+    /// padding to a multiple of 4 cropped off).
+    private static func crop(_ result: TileResult, into rgb: UnsafeMutablePointer<Float>, width w: Int, height h: Int) {
+        let tile = result.tile, shape = tile.plan.outputShape
+        result.values.withUnsafeBufferPointer { values in
             for c in 0..<3 {
                 for y in tile.rows where y < h {
                     let row = c * shape.planeStride + (y - tile.rows.lowerBound) * shape.width - tile.columns.lowerBound
@@ -129,36 +140,35 @@ final class TiledStylizer {
                 }
             }
         }
-        // The last norm and sigmoid, as the C kernel does for whole images, and the mix with the
-        // original.
-        let last = folded[17]!, keep = 1 - strength, plane = w * h
+    }
+
+    /// The last norm and its activation (the C kernel the whole-image path uses), then the mix
+    /// with the original.
+    private static func finish(_ rgb: UnsafeMutablePointer<Float>, width w: Int, height h: Int,
+                               norm: (scale: [Float], shift: [Float]), activation: Activation, strength: Float,
+                               original: TensorStore?) {
+        let keep = 1 - strength, plane = w * h
         let chunk = 16384, chunksPerPlane = (plane + chunk - 1) / chunk
         ParallelFor.ranges(3 * chunksPerPlane, grain: 4) { items in
-            let original = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
-            defer { original.deallocate() }
+            let originals = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
+            defer { originals.deallocate() }
             for item in items {
                 let c = item / chunksPerPlane
                 let begin = c * plane + (item % chunksPerPlane) * chunk, end = min(begin + chunk, (c + 1) * plane)
                 let values = rgb + begin
-                gs_affine_activation(values, Int64(end - begin), last.scale[c], last.shift[c],
-                                     Int32(activation(17).rawValue), nil, values)
-                if let picture, keep != 0 {
-                    picture.load(begin, end - begin, into: original)
-                    for i in 0..<(end - begin) { values[i] = strength * values[i] + keep * original[i] }
+                gs_affine_activation(values, Int64(end - begin), norm.scale[c], norm.shift[c], Int32(activation.rawValue), nil, values)
+                if let original, keep != 0 {
+                    original.load(begin, end - begin, into: originals)
+                    for i in 0..<(end - begin) { values[i] = strength * values[i] + keep * originals[i] }
                 }
             }
         }
-        }
-        return Image(width: w, height: h, rgb: result, alpha: alpha)
     }
 
-    /// What a tile of a pass leaves: the last layer's raw output and its [mean, M2] per channel;
-    /// `side` is the pass's tile grid.
+    /// What a tile of a pass leaves: the last layer's raw output.
     struct TileResult {
         let tile: TilePass.Tile
         let values: [Float]
-        let moments: [Float]
-        let side: Int
     }
 
     /// Runs one pass over all its tiles and returns the merged moments of its last layer.
@@ -177,7 +187,7 @@ final class TiledStylizer {
                 let results = try backend.run(tile.plan, inputs: [.input: input], normParameters: parameters,
                                               affine: affine, outputs: outputs)
                 moments.add(results[.moments]!, pixels: tile.rows.count * tile.columns.count)
-                sink?(TileResult(tile: tile, values: results[tile.plan.output]!, moments: results[.moments]!, side: side))
+                sink?(TileResult(tile: tile, values: results[tile.plan.output]!))
             }
         }
         return moments
