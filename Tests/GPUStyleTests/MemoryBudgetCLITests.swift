@@ -48,7 +48,7 @@ final class MemoryBudgetCLITests: XCTestCase {
     func testBudgetTooSmallIsOneLineBeforeAnyWork() throws {
         let photo = try bigPhoto()
         let out = path("out.png")
-        let result = try TestProcess.gpustyle(["--style", "5", "--device", "cpu", "--max-memory", "70M", photo, out])
+        let result = try TestProcess.gpustyle(["--style", "5", "--device", "cpu", "--max-memory", "48M", photo, out])
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
         XCTAssert(result.stderr.contains("big.png") && result.stderr.contains("--max-memory"), result.stderr)

@@ -29,10 +29,13 @@ public struct DeviceMemoryLimits: Sendable, Equatable {
     public var memoryBytes: Int
     /// Bytes one channel plane may span (one binding: maxStorageBufferRange).
     public var bindingBytes: Int
+    /// Host memory the driver itself holds in this process (counted in the memory budget).
+    public var driverBytes: Int
 
-    public init(memoryBytes: Int, bindingBytes: Int) {
+    public init(memoryBytes: Int, bindingBytes: Int, driverBytes: Int) {
         self.memoryBytes = memoryBytes
         self.bindingBytes = bindingBytes
+        self.driverBytes = driverBytes
     }
 }
 

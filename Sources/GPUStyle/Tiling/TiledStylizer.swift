@@ -92,6 +92,7 @@ final class TiledStylizer {
         if layout.keepsContraction {
             var contracted: TensorStore! = try store(1)
             try pass(0...1, from: .picture(picture!), into: storing(contracted))
+            if strength == 1 { picture = nil }
             try pass(2...2, from: .store(contracted), normalizing: (1, activation(1)), into: storing(x))
             contracted = nil
         } else {

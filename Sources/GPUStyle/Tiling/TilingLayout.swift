@@ -24,15 +24,16 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Resident memory of the program itself (binary, libraries, weights, thread stacks):
-    /// `gpustyle` measured 31 MB peak RSS on a 32x32 image (CPU path), 58 MB with lavapipe.
-    public static let programBytes = 64 << 20
+    /// `gpustyle` peaked at 31 MB of RSS on a 128x96 photo (CPU path); a device's driver adds
+    /// `DeviceMemoryLimits.driverBytes`.
+    public static let programBytes = 40 << 20
     /// Below this, tiles get small enough that their halos cost more than the layers they feed
     /// (a 9x9 convolution's 8-pixel halo on a 64-pixel tile recomputes 27%).
     public static let minimumScratch = 16 << 20
-    /// Tile scratch beyond this buys nothing measurable on the CPU path (512x512 tiles of
-    /// contract.0+1 need ~92 MB; their halos recompute < 1%), and keeps ≥ 12 MP runs within
-    /// 40 bytes per pixel.
-    public static let preferredScratch = 96 << 20
+    /// Tile scratch beyond this buys little (416x416 tiles of contract.0+1 fit; their halos
+    /// recompute ~2%), and it keeps ≥ 12 MP runs within 40 bytes per pixel on both paths
+    /// (lavapipe's driver alone holds ~100 MB).
+    public static let preferredScratch = 64 << 20
 
     public struct BudgetError: Error, CustomStringConvertible {
         public let width: Int
@@ -55,7 +56,8 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
         // The padded input and the downloaded output exist as arrays beside the plan buffers
         // (and once more in a device's staging memory).
         let transfers = 2 * 4 * (plan.bufferFloats[.input]! + plan.bufferFloats[plan.output]!)
-        let whole = programBytes + decoded + result + planBytes + transfers
+        let program = programBytes + (device?.driverBytes ?? 0)
+        let whole = program + decoded + result + planBytes + transfers
         let largestPlane = plan.steps.map(\.largestPlaneFloats).max() ?? 0
         let fitsDevice = device.map { planBytes <= $0.memoryBytes && 4 * largestPlane <= $0.bindingBytes } ?? true
         if whole <= budget && fitsDevice { return nil }
@@ -66,11 +68,12 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
         let quarter = 32 * (h / 4) * (w / 4) * 2, half = (h / 2) * (w / 2) * 2
         let kept = strength == 1 ? 0 : picture
         func peak(keeping: Bool) -> Int {
-            programBytes + max(decoded + picture,                          // compacting the picture
-                               picture + quarter + (keeping ? 32 * half : 0),  // contract passes
-                               kept + 3 * quarter,                         // residual blocks
-                               kept + quarter + 8 * half,                  // expand.0
-                               kept + 8 * half + result)                   // expand.1-2 and the result
+            program + max(decoded + picture,                               // compacting the picture
+                          keeping ? max(picture + 32 * half, kept + 32 * half + quarter)  // contract.1 kept, then contract.2
+                                  : picture + quarter,                     // contract.0 three times
+                          kept + 3 * quarter,                              // residual blocks
+                          kept + quarter + 8 * half,                       // expand.0
+                          kept + 8 * half + result)                        // expand.1-2 and the result
         }
         for keeping in [true, false] {
             let fixed = peak(keeping: keeping)
