@@ -19,8 +19,11 @@ public final class CPUBackend: NetworkBackend {
         convolutions = weights.map(PackedConvolution.init)
     }
 
-    deinit {
+    deinit { releaseBuffers() }
+
+    public func releaseBuffers() {
         for buffer in buffers.values { buffer.deallocate() }
+        buffers = [:]
     }
 
     /// Reuses the buffer from earlier runs when it is large enough; memory stays bounded by the

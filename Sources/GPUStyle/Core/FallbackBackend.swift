@@ -16,6 +16,8 @@ public final class FallbackBackend: NetworkBackend {
 
     public var deviceLimits: DeviceMemoryLimits? { (primary ?? fallback)?.deviceLimits }
 
+    public func releaseBuffers() { (primary ?? fallback)?.releaseBuffers() }
+
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
                     affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         if let primary {

@@ -20,6 +20,11 @@ public protocol NetworkBackend: AnyObject {
 
     /// What a plan may use on the device (nil: host memory, bounded by the memory budget only).
     var deviceLimits: DeviceMemoryLimits? { get }
+
+    /// Frees the buffers kept from earlier runs (the next run makes them again). Tiled
+    /// execution calls it between passes: buffers grow to the largest plan seen per buffer, and
+    /// passes of different shapes would otherwise keep the sum of their largest buffers.
+    func releaseBuffers()
 }
 
 /// A device's bounds on the plans it runs: whole-image plans must fit them, else they run in

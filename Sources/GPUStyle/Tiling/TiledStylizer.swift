@@ -60,6 +60,7 @@ final class TiledStylizer {
                   into sink: ((TileResult) -> Void)? = nil) throws {
             let tilePass = TilePass(layers: layers, inputNorm: norm, inputChannels: source.channels, maps: maps)
             let moments = try run(tilePass, from: source, affine: affine, sink: sink)
+            backend.releaseBuffers()
             let layer = layers.upperBound, base = layer * perLayer
             let settled = moments.affine(gamma: parameters[base..<(base + maxChannels)],
                                          beta: parameters[(base + maxChannels)..<(base + perLayer)])

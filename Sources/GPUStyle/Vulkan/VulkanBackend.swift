@@ -107,8 +107,19 @@ public final class VulkanBackend: NetworkBackend {
     }
 
     deinit {
+        releaseBuffers()
+        pool.free(weightAllocation)
+    }
+
+    public func releaseBuffers() {
         for allocation in allocations.values { pool.free(allocation) }
-        [parameterAllocation, affineAllocation, outputAllocation, weightAllocation].compactMap { $0 }.forEach(pool.free)
+        [parameterAllocation, affineAllocation, outputAllocation].compactMap { $0 }.forEach(pool.free)
+        allocations = [:]
+        parameterAllocation = nil
+        affineAllocation = nil
+        outputAllocation = nil
+        pool.trim()
+        staging.release()
     }
 
     /// fp16 storage needs 16-bit float formats for uniform texel reads and storage texel

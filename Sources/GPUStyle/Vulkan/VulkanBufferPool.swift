@@ -178,7 +178,8 @@ final class VulkanStagingBuffer {
         return range
     }
 
-    private func release() {
+    /// Gives the memory back (the next `reserve` makes it again).
+    func release() {
         if let memory {
             context.vk.unmapMemory(context.device, memory)
             context.vk.freeMemory(context.device, memory, nil)
