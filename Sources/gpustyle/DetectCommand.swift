@@ -75,7 +75,7 @@ struct DetectCommand: ParsableCommand {
     }
 
     func run() throws {
-        for path in [overlay, trace].compactMap({ $0 }) { try OutputPath.checkWritable(path) }
+        for path in [overlay, trace].compactMap({ $0 }) { try OutputPath(path).check() }
         let image = try ImageIO.read(path: input)
         let start = MonotonicClock.seconds()
         let detector = RectangleDetector()
@@ -85,9 +85,9 @@ struct DetectCommand: ParsableCommand {
         let seconds = MonotonicClock.seconds() - start
         if let trace, let seen { try seen.write(to: trace) }
         if json {
-            print(DetectionReport.json(observations, width: image.width, height: image.height, seconds: seconds))
+            try StandardOutput.print(DetectionReport.json(observations, width: image.width, height: image.height, seconds: seconds))
         } else {
-            print(DetectionReport.text(observations, width: image.width, height: image.height))
+            try StandardOutput.print(DetectionReport.text(observations, width: image.width, height: image.height))
         }
         if let overlay {
             try ImageIO.writePNG(QuadOverlay.draw(observations.map(\.quad), on: image), to: overlay)

@@ -73,7 +73,7 @@ struct StylizeCommand: ParsableCommand {
             return
         }
         // Check the input and the output's folder before starting a device: bad input fails fast.
-        try OutputPath.checkWritable(destination)
+        try OutputPath(destination).check()
         let image = try ImageIO.read(path: input)
         try Stylizer.validate(width: image.width, height: image.height)
         let stylizer = try deviceOptions.makeStylizer()

@@ -15,6 +15,7 @@
 #define GPS_ERR_TOO_LARGE 2  // width*height exceeds max_pixels; width/height are set
 #define GPS_ERR_EMPTY 3      // zero width or height
 #define GPS_ERR_NO_MEMORY 4
+#define GPS_ERR_WRITE 5      // write(2) failed; gps_png_writer_errno says why
 
 // Decoded pixels, interleaved, rows top to bottom without padding.
 typedef struct gps_pixels {
@@ -40,6 +41,18 @@ int gps_jpeg_decode(const void *bytes, size_t size, uint64_t max_pixels,
 int gps_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
                    uint32_t channels, void **png, size_t *png_size,
                    char *message, size_t message_size);
+
+// A PNG written to a file descriptor row by row (png_write.c): open, one row at a time
+// (top to bottom, width * channels bytes of 8-bit RGB or RGBA), finish, then always free
+// (also after a failed open). A failure's text is gps_png_writer_message; for
+// GPS_ERR_WRITE the errno is gps_png_writer_errno. The descriptor is not closed.
+typedef struct gps_png_writer gps_png_writer;
+int gps_png_writer_open(gps_png_writer **writer, int fd, uint32_t width, uint32_t height, uint32_t channels);
+int gps_png_writer_row(gps_png_writer *writer, const uint8_t *row);
+int gps_png_writer_finish(gps_png_writer *writer);
+const char *gps_png_writer_message(const gps_png_writer *writer);
+int gps_png_writer_errno(const gps_png_writer *writer);
+void gps_png_writer_free(gps_png_writer *writer);
 
 void gps_free(void *pointer);
 
