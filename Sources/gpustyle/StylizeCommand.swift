@@ -10,6 +10,11 @@ struct StylizeCommand: ParsableCommand {
         INPUT is a PNG or JPEG file, a folder of them, or - for standard input. OUTPUT is a PNG
         file, a folder (with a folder INPUT), or - for standard output.
 
+        Folders: photo.jpg is written as photo.png; when two inputs would share a name
+        (photo.jpg and photo.png), the ones not named .png keep their extension
+        (photo.jpg.png). An output folder that is the input folder is refused when an output
+        would overwrite an input.
+
         Examples:
           gpustyle --style 2 photo.jpg out.png
           gpustyle --style 3:0.5,12:0.5 --strength 0.8 photo.png blend.png
