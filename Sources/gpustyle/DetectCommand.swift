@@ -14,7 +14,7 @@ struct RectangleOptions: ParsableArguments {
     var minimumSize: Double = 0.2
     @Option(help: "Drop observations below this confidence (0-1).")
     var minimumConfidence: Double = 0
-    @Option(help: "Most observations to return, best first (0 = all).")
+    @Option(help: "Most observations to return, best first (0 = all, at most 256).")
     var maximumObservations: Int = 1
 
     var options: RectangleDetectionOptions {
