@@ -32,6 +32,15 @@ struct FFmpeg {
             cleanup = SignalCleanup.shared.addAction { [process] in Child.end(process) }
         }
 
+        /// Dropped without `finish` (a later step failed): ffmpeg is ended and its log removed.
+        deinit {
+            guard let cleanup else { return }
+            SignalCleanup.shared.removeAction(cleanup)
+            Child.end(process)
+            unlink(log.path)
+            TemporaryFiles.shared.unregister(log.path)
+        }
+
         /// SIGTERM, then up to two seconds for ffmpeg to exit.
         static func end(_ process: Process) {
             guard process.isRunning else { return }
@@ -42,12 +51,17 @@ struct FFmpeg {
         /// ffmpeg's last error line, if it wrote one.
         var lastError: String? {
             guard let text = try? String(contentsOf: log, encoding: .utf8) else { return nil }
-            return text.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) }
+            return text.split(separator: "\n").last(where: { !$0.allSatisfy(\.isWhitespace) })
+                .map { String($0).trimmingCharacters(in: .whitespaces) }
         }
+
+        /// `lastError` as it was when ffmpeg exited (read by `finish`, before the log goes).
+        private(set) var errorAtExit: String?
 
         /// Waits for ffmpeg to exit; its status.
         func finish() -> Int32 {
             process.waitUntilExit()
+            errorAtExit = lastError
             if let cleanup { SignalCleanup.shared.removeAction(cleanup) }
             cleanup = nil
             unlink(log.path)

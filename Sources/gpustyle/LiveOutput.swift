@@ -14,6 +14,9 @@ final class LiveOutput {
     private var file: OutputFile?
     private let destination: String?
 
+    /// The output's name for messages.
+    var name: String { OutputPath(destination ?? "-").description }
+
     init(_ destination: String?) throws {
         self.destination = destination
         guard let destination, destination != "-" else { return }
@@ -59,9 +62,12 @@ final class LiveOutput {
         defer { descriptor = -1 }
         if let ffmpeg {
             try? ffmpeg.pipe.fileHandleForWriting.close()
-            let error = ffmpeg.lastError
             let status = ffmpeg.finish()
-            if status != 0 && keep {
+            let error = ffmpeg.errorAtExit
+            // ffmpeg exits 0 even when writing the file failed ("Error writing trailer of
+            // x.mp4: No space left on device"); at -loglevel error, any line it printed is an
+            // error.
+            if (status != 0 || error != nil) && keep {
                 file?.discard()
                 throw CommandFailure(message: "ffmpeg could not write \(destination ?? "the output"): \(error ?? "exit status \(status)")", status: 1)
             }

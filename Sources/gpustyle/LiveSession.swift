@@ -105,7 +105,12 @@ final class LiveSession {
                     let (shown, report) = try pipeline.process(image, index: index, time: time)
                     let out = report.overlaid || options.fullFrame
                         ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
-                    try writer.write(out)
+                    do {
+                        try writer.write(out)
+                    } catch let error as Y4MError {
+                        // A full disk or an I/O error: status 1, naming the output.
+                        throw OutputError(output.name, error.description, isUserError: false)
+                    }
                     try log?.append(report)
                     statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: report.overlaid)
                 } catch is Y4MWriter.ClosedError {

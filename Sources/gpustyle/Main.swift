@@ -15,7 +15,9 @@ enum Main {
         do {
             var command = try GPUStyleCommand.parseAsRoot()
             try command.run()
+            SignalCleanup.shared.holdIfEnding()
         } catch let exit as ExitCode {
+            SignalCleanup.shared.holdIfEnding()
             Foundation.exit(exit.rawValue)
         } catch let failure as CommandFailure {
             printError(failure.message)
@@ -46,6 +48,8 @@ enum Main {
 
     /// One line on stderr; control characters escaped (messages quote file names).
     static func printError(_ message: String) {
+        // A signal ending the process meanwhile decides the status, and prints nothing.
+        SignalCleanup.shared.holdIfEnding()
         printToStandardError("gpustyle: " + PrintableText.escaping(message))
     }
 

@@ -74,12 +74,25 @@ public final class SignalCleanup: @unchecked Sendable {
         lock.withLock { overrides[number] = handler }
     }
 
+    /// Called by the main thread before it reports an error or exits: while a signal is
+    /// ending the process, it waits for that (ending ffmpeg makes the main thread see a
+    /// failed write, which must not become exit status 1 instead of 143).
+    public func holdIfEnding() {
+        guard lock.withLock({ ending }) else { return }
+        while true { pause() }
+    }
+
+    private var ending = false
+
     private func handle(_ number: Int32) {
         if let handler = lock.withLock({ overrides[number] }) {
             handler()
             return
         }
-        let pending = lock.withLock { actions.sorted { $0.key > $1.key }.map(\.value) }
+        let pending = lock.withLock { () -> [@Sendable () -> Void] in
+            ending = true
+            return actions.sorted { $0.key > $1.key }.map(\.value)
+        }
         for action in pending { action() }  // newest first
         TemporaryFiles.shared.removeAllAndExit(status: 128 + number)
     }
