@@ -26,7 +26,7 @@ final class DetectBoundTests: XCTestCase {
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         let observations = try XCTUnwrap(object["observations"] as? [[String: Any]])
         XCTAssertGreaterThan(observations.count, 0)
-        XCTAssertLessThanOrEqual(observations.count, RectangleDetector.maximumPicks)
+        XCTAssertLessThanOrEqual(observations.count, 256, "RectangleDetector.maximumPicks")
     }
 
     /// The strongest candidates by bound are kept, in their original order; ties go to the

@@ -132,9 +132,10 @@ final class ImageWriteTests: XCTestCase {
     }
 
     /// A write error mid-stream (/dev/full) is an OutputError naming the file, not a user error.
-    func testWriteErrorIsReported() {
-        XCTAssertThrowsError(try ImageIO.writePNG(randomImage(width: 300, height: 300, alpha: false), to: "/dev/full")) { error in
-            XCTAssertEqual("\(error)", "/dev/full: cannot write: No space left on device")
+    func testWriteErrorIsReported() throws {
+        let full = try SafeDevice.path(.full, in: scratch)
+        XCTAssertThrowsError(try ImageIO.writePNG(randomImage(width: 300, height: 300, alpha: false), to: full)) { error in
+            XCTAssertEqual("\(error)", "\(full): cannot write: No space left on device")
             XCTAssertEqual((error as? OutputError)?.isUserError, false)
         }
     }

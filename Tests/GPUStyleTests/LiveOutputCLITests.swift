@@ -54,15 +54,11 @@ final class LiveOutputCLITests: XCTestCase {
         let input = try LiveTestSupport.testsource(width: 64, height: 48, frames: 5)
         let fifo = folder.appendingPathComponent("q.jsonl").path
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        let received = DataBox()
-        let reader = Thread {
-            if let handle = FileHandle(forReadingAtPath: fifo) { received.data = handle.readDataToEndOfFile() }
-        }
-        reader.start()
+        let reader = FIFOReader(fifo)
         let result = try TestProcess.gpustyle(["live", "--pace", "lockstep", "--device", "cpu", "--quad-log", fifo], stdin: input)
         XCTAssertEqual(result.status, 0, result.stderr)
-        while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
-        XCTAssertEqual(String(decoding: received.data, as: UTF8.self).split(separator: "\n").count, 5)
+        let received = try XCTUnwrap(reader.finish(), "nothing was written to the FIFO")
+        XCTAssertEqual(String(decoding: received, as: UTF8.self).split(separator: "\n").count, 5)
         var status = stat()
         XCTAssertEqual(lstat(fifo, &status), 0)
         XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO)

@@ -54,39 +54,42 @@ final class OutputPathCLITests: XCTestCase {
     func testFIFOIsWrittenInPlace() throws {
         let fifo = scratch.path("pipe.png")
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        let received = DataBox()
-        let reader = Thread {
-            // Opening blocks until gpustyle opens the other end.
-            if let handle = FileHandle(forReadingAtPath: fifo) { received.data = handle.readDataToEndOfFile() }
-        }
-        reader.start()
+        let reader = FIFOReader(fifo)
         let result = try stylize(to: fifo)
         XCTAssertEqual(result.status, 0, result.stderr)
-        while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        let received = try XCTUnwrap(reader.finish(), "nothing was written to the FIFO")
         XCTAssertEqual(fileType(fifo), S_IFIFO, "the FIFO must stay a FIFO")
-        XCTAssertEqual(try ImageIO.decode(received.data, name: "fifo").width, 128)
+        XCTAssertEqual(try ImageIO.decode(received, name: "fifo").width, 128)
         assertNoTemporaryFiles()
     }
 
-    /// /dev/null is safe to write and must stay a character device (as root, a rename would
-    /// have replaced it with a regular file).
-    func testDevNullStaysADevice() throws {
-        let result = try stylize(to: "/dev/null")
+    /// A null device must stay a character device (a rename would replace it with a regular
+    /// file). As root the test writes to its own node, so that a broken build cannot replace
+    /// the system's /dev/null.
+    func testNullDeviceStaysADevice() throws {
+        let null = try SafeDevice.path(.null, in: scratch)
+        let result = try stylize(to: null)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(fileType("/dev/null"), S_IFCHR)
+        XCTAssertEqual(fileType(null), S_IFCHR)
     }
 
-    func testDevStdoutIsStandardOutput() throws {
-        let result = try stylize(to: "/dev/stdout")
+    /// A link to /proc/self/fd/1, as /dev/stdout is (in the scratch folder, for the same
+    /// reason).
+    func testStdoutLinkIsStandardOutput() throws {
+        let link = scratch.path("stdout")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/proc/self/fd/1")
+        let result = try stylize(to: link)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try ImageIO.decode(result.stdout, name: "stdout").width, 128)
+        XCTAssertEqual(fileType(link), S_IFLNK)
     }
 
-    func testDevFullIsAWriteError() throws {
-        let result = try stylize(to: "/dev/full")
+    func testFullDeviceIsAWriteError() throws {
+        let full = try SafeDevice.path(.full, in: scratch)
+        let result = try stylize(to: full)
         XCTAssertEqual(result.status, 1, result.stderr)
-        XCTAssertEqual(result.stderr, "gpustyle: /dev/full: cannot write: No space left on device\n")
-        XCTAssertEqual(fileType("/dev/full"), S_IFCHR)
+        XCTAssertEqual(result.stderr, "gpustyle: \(full): cannot write: No space left on device\n")
+        XCTAssertEqual(fileType(full), S_IFCHR)
     }
 
     /// Printed results to a full stdout: an error, not a silent exit 0.
@@ -137,6 +140,53 @@ final class OutputPathCLITests: XCTestCase {
         let rgb = (0..<(3 * width * height)).map { _ in Float(random.next() % 256) / 255 }
         let path = scratch.path("noise-\(width)x\(height).png")
         try! ImageIO.writePNG(Image(width: width, height: height, rgb: rgb, alpha: nil), to: path)
+        return path
+    }
+}
+
+/// Reads a FIFO to its end on a thread (opening it blocks until a writer opens the other end).
+final class FIFOReader: @unchecked Sendable {
+    private let path: String
+    private let received = DataBox()
+    private let thread: Thread
+
+    init(_ path: String) {
+        self.path = path
+        let received = received
+        thread = Thread {
+            if let handle = FileHandle(forReadingAtPath: path) { received.data = handle.readDataToEndOfFile() }
+        }
+        thread.start()
+    }
+
+    /// What was read, or nil when no writer came within `timeout` seconds (the reader is then
+    /// released by opening and closing the write end, so that the test cannot hang).
+    func finish(timeout: Double = 20) -> Data? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !thread.isFinished && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        guard !thread.isFinished else { return received.data }
+        let fd = open(path, O_WRONLY | O_NONBLOCK)
+        if fd >= 0 { close(fd) }
+        while !thread.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        return nil
+    }
+}
+
+/// /dev/null and /dev/full for tests that write to them. As root, a private node with the same
+/// device numbers in the scratch folder: root may replace anything in /dev, and a broken
+/// output rule would then replace the system's device with a regular file. Other users cannot
+/// write to /dev, so the real device is safe for them.
+enum SafeDevice {
+    case null, full
+
+    static func path(_ device: SafeDevice, in scratch: ScratchDirectory) throws -> String {
+        let (name, minor): (String, UInt32) = device == .null ? ("null", 3) : ("full", 7)
+        guard geteuid() == 0 else { return "/dev/\(name)" }
+        let path = scratch.path(name)
+        // Linux dev_t for major 1 (memory devices): major << 8 | minor (both below 256).
+        guard mknod(path, S_IFCHR | 0o666, dev_t(1 << 8 | minor)) == 0 else {
+            throw XCTSkip("cannot make a device node in \(scratch.url.path): \(String(cString: strerror(errno)))")
+        }
         return path
     }
 }
