@@ -79,7 +79,7 @@ struct BenchCommand: ParsableCommand {
             rectangles = try RectangleBench(runs: runs).run(vulkan: context)
         }
         let report = BenchReport(paths: paths, results: results, rectangles: rectangles)
-        print(json ? report.json() : report.table())
+        try StandardOutput.print(json ? report.json() : report.table())
         // Speed means nothing if a path computes something else: fail loudly.
         let disagreements = results.compactMap { result -> String? in
             guard let parity = result.parity, !parity.agrees else { return nil }

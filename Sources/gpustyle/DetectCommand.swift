@@ -14,7 +14,7 @@ struct RectangleOptions: ParsableArguments {
     var minimumSize: Double = 0.2
     @Option(help: "Drop observations below this confidence (0-1).")
     var minimumConfidence: Double = 0
-    @Option(help: "Most observations to return, best first (0 = all).")
+    @Option(help: "Most observations to return, best first (0 = all, at most 256).")
     var maximumObservations: Int = 1
 
     var options: RectangleDetectionOptions {
@@ -77,7 +77,7 @@ struct DetectCommand: ParsableCommand {
     }
 
     func run() throws {
-        for path in [overlay, trace].compactMap({ $0 }) { try OutputPath.checkWritable(path) }
+        for path in [overlay, trace].compactMap({ $0 }) { try OutputPath(path).check() }
         let image = try ImageIO.read(path: input, limits: inputOptions.limits)
         let start = MonotonicClock.seconds()
         let detector = RectangleDetector()
@@ -87,9 +87,9 @@ struct DetectCommand: ParsableCommand {
         let seconds = MonotonicClock.seconds() - start
         if let trace, let seen { try seen.write(to: trace) }
         if json {
-            print(DetectionReport.json(observations, width: image.width, height: image.height, seconds: seconds))
+            try StandardOutput.print(DetectionReport.json(observations, width: image.width, height: image.height, seconds: seconds))
         } else {
-            print(DetectionReport.text(observations, width: image.width, height: image.height))
+            try StandardOutput.print(DetectionReport.text(observations, width: image.width, height: image.height))
         }
         if let overlay {
             try ImageIO.writePNG(QuadOverlay.draw(observations.map(\.quad), on: image), to: overlay)

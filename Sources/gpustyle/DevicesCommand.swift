@@ -9,15 +9,15 @@ struct DevicesCommand: ParsableCommand {
 
     func run() throws {
         let model = try StyleModel.bundled()
-        print("cpu: \(CPUBackend(weights: model.convolutions).name)")
+        try StandardOutput.print("cpu: \(CPUBackend(weights: model.convolutions).name)")
         do {
             let devices = try VulkanContext.devices()
-            if devices.isEmpty { print("vulkan: no devices") }
-            for device in devices { print("vulkan: \(device)") }
+            if devices.isEmpty { try StandardOutput.print("vulkan: no devices") }
+            for device in devices { try StandardOutput.print("vulkan: \(device)") }
         } catch {
-            print("vulkan: unavailable (\(error))")
+            try StandardOutput.print("vulkan: unavailable (\(error))")
         }
         let choice = try DeviceSelector.choose(.auto, model: model)
-        print("--device auto picks: \(choice.backend.name) — \(choice.reason)")
+        try StandardOutput.print("--device auto picks: \(choice.backend.name) — \(choice.reason)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GPUStyle
 
 /// ffmpeg as a child process: it does the device and codec work for `gpustyle live`, and Y4M
 /// flows through a pipe between us.
@@ -20,23 +21,51 @@ struct FFmpeg {
         let process: Process
         let pipe: Pipe
         let log: URL
+        /// `SignalCleanup`'s action ending this ffmpeg when a signal ends us.
+        private var cleanup: Int?
 
         init(process: Process, pipe: Pipe, log: URL) {
             self.process = process
             self.pipe = pipe
             self.log = log
+            // Ended before our temporary files are removed: it may be writing one of them.
+            cleanup = SignalCleanup.shared.addAction { [process] in Child.end(process) }
+        }
+
+        /// Dropped without `finish` (a later step failed): ffmpeg is ended and its log removed.
+        deinit {
+            guard let cleanup else { return }
+            SignalCleanup.shared.removeAction(cleanup)
+            Child.end(process)
+            unlink(log.path)
+            TemporaryFiles.shared.unregister(log.path)
+        }
+
+        /// SIGTERM, then up to two seconds for ffmpeg to exit.
+        static func end(_ process: Process) {
+            guard process.isRunning else { return }
+            process.terminate()
+            for _ in 0..<200 where process.isRunning { usleep(10_000) }
         }
 
         /// ffmpeg's last error line, if it wrote one.
         var lastError: String? {
             guard let text = try? String(contentsOf: log, encoding: .utf8) else { return nil }
-            return text.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) }
+            return text.split(separator: "\n").last(where: { !$0.allSatisfy(\.isWhitespace) })
+                .map { String($0).trimmingCharacters(in: .whitespaces) }
         }
+
+        /// `lastError` as it was when ffmpeg exited (read by `finish`, before the log goes).
+        private(set) var errorAtExit: String?
 
         /// Waits for ffmpeg to exit; its status.
         func finish() -> Int32 {
             process.waitUntilExit()
-            try? FileManager.default.removeItem(at: log)
+            errorAtExit = lastError
+            if let cleanup { SignalCleanup.shared.removeAction(cleanup) }
+            cleanup = nil
+            unlink(log.path)
+            TemporaryFiles.shared.unregister(log.path)
             return process.terminationStatus
         }
     }
@@ -64,13 +93,18 @@ struct FFmpeg {
             process.standardOutput = FileHandle.nullDevice
         }
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("gpustyle-ffmpeg-\(getpid())-\(UUID().uuidString).log")
+        // Registered, so that a signal ending us removes it too.
+        TemporaryFiles.shared.register(log.path)
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            TemporaryFiles.shared.unregister(log.path)
             throw CommandFailure(message: "cannot create a temporary file in \(log.deletingLastPathComponent().path)", status: 1)
         }
         process.standardError = try FileHandle(forWritingTo: log)
         do {
             try process.run()
         } catch {
+            unlink(log.path)
+            TemporaryFiles.shared.unregister(log.path)
             throw CommandFailure(message: "cannot start ffmpeg: \(error.localizedDescription)")
         }
         return Child(process: process, pipe: pipe, log: log)

@@ -9,8 +9,13 @@ import GPUStyle
 final class LiveOutput {
     private(set) var descriptor: Int32 = 1
     private var ffmpeg: FFmpeg.Child?
-    private var temporary: String?
+    /// The output file when we or ffmpeg write one (`OutputPath`'s rules: a temporary file
+    /// renamed at the end, or a FIFO or device written in place).
+    private var file: OutputFile?
     private let destination: String?
+
+    /// The output's name for messages.
+    var name: String { OutputPath(destination ?? "-").description }
 
     init(_ destination: String?) throws {
         self.destination = destination
@@ -23,53 +28,50 @@ final class LiveOutput {
             descriptor = ffmpeg!.pipe.fileHandleForWriting.fileDescriptor
             return
         }
-        try OutputPath.checkWritable(destination)
-        var status = stat()
-        if exists, stat(destination, &status) == 0, (status.st_mode & S_IFMT) == S_IFCHR {
-            // /dev/null and the like: nothing to make atomic.
-            descriptor = open(destination, O_WRONLY)
-            guard descriptor >= 0 else { throw CommandFailure(message: "\(destination): cannot open for writing") }
+        let output = OutputPath(destination)
+        guard case .replace(let target) = try output.resolve() else {
+            // /dev/null, a FIFO, /dev/stdout: Y4M written in place, nothing to make atomic.
+            try open(output)
             return
         }
-        let ext = (destination as NSString).pathExtension
-        let partial = OutputPath.temporary(for: destination, keepingExtension: true)
-        temporary = partial
-        if ext.lowercased() == "y4m" {
-            descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard descriptor >= 0 else { throw CommandFailure(message: "\(destination): cannot create the file") }
+        // A symbolic link's target decides the format (a link out.mp4 -> take3.mkv is Matroska).
+        let ext = (target as NSString).pathExtension.lowercased()
+        if ext == "y4m" {
+            try open(output)
         } else {
-            let codec = ["mp4", "mkv", "mov"].contains(ext.lowercased()) ? ["-c:v", "libx264", "-pix_fmt", "yuv420p"] : []
-            ffmpeg = try FFmpeg.locate().writer(outputArguments: codec + ["-y", partial])
+            let codec = ["mp4", "mkv", "mov"].contains(ext) ? ["-c:v", "libx264", "-pix_fmt", "yuv420p"] : []
+            // We make the temporary file (registered for removal on a signal, with the old
+            // file's permissions); ffmpeg writes into it by name.
+            let file = try output.open(keepingExtension: true)
+            self.file = file
+            ffmpeg = try FFmpeg.locate().writer(outputArguments: codec + ["-y", file.temporaryPath!])
             descriptor = ffmpeg!.pipe.fileHandleForWriting.fileDescriptor
         }
     }
 
-    /// Closes the stream; when `keep`, the temporary file becomes the destination.
-    func finish(keep: Bool) throws {
-        if let ffmpeg {
-            try? ffmpeg.pipe.fileHandleForWriting.close()
-            let error = ffmpeg.lastError
-            let status = ffmpeg.finish()
-            if status != 0 && keep {
-                discard()
-                throw CommandFailure(message: "ffmpeg could not write \(destination ?? "the output"): \(error ?? "exit status \(status)")", status: 1)
-            }
-        } else if descriptor > 2 {
-            close(descriptor)
-        }
-        descriptor = -1
-        guard let temporary, let destination else { return }
-        if keep {
-            guard rename(temporary, destination) == 0 else {
-                discard()
-                throw CommandFailure(message: "\(destination): cannot write the file", status: 1)
-            }
-        } else {
-            discard()
-        }
+    private func open(_ output: OutputPath) throws {
+        let file = try output.open()
+        self.file = file
+        descriptor = file.descriptor
     }
 
-    private func discard() {
-        if let temporary { unlink(temporary) }
+    /// Closes the stream; when `keep`, the output is committed (a temporary file becomes the
+    /// destination), else discarded. ffmpeg failing to write is an error (status 1) and
+    /// leaves no file.
+    func finish(keep: Bool) throws {
+        defer { descriptor = -1 }
+        if let ffmpeg {
+            try? ffmpeg.pipe.fileHandleForWriting.close()
+            let status = ffmpeg.finish()
+            let error = ffmpeg.errorAtExit
+            // ffmpeg exits 0 even when writing the file failed ("Error writing trailer of
+            // x.mp4: No space left on device"); at -loglevel error, any line it printed is an
+            // error.
+            if (status != 0 || error != nil) && keep {
+                file?.discard()
+                throw CommandFailure(message: "ffmpeg could not write \(destination ?? "the output"): \(error ?? "exit status \(status)")", status: 1)
+            }
+        }
+        if keep { try file?.commit() } else { file?.discard() }
     }
 }

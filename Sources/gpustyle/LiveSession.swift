@@ -105,8 +105,13 @@ final class LiveSession {
                     let (shown, report) = try pipeline.process(image, index: index, time: time)
                     let out = report.overlaid || options.fullFrame
                         ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
-                    try writer.write(out)
-                    log?.append(report)
+                    do {
+                        try writer.write(out)
+                    } catch let error as Y4MError {
+                        // A full disk or an I/O error: status 1, naming the output.
+                        throw OutputError(output.name, error.description, isUserError: false)
+                    }
+                    try log?.append(report)
                     statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: report.overlaid)
                 } catch is Y4MWriter.ClosedError {
                     break loop  // the viewer went away: stop cleanly
@@ -156,50 +161,35 @@ extension LiveSession {
     }
 }
 
-/// SIGINT as a flag the frame loop polls (the loop then flushes and prints its summary).
+/// SIGINT as a flag the frame loop polls (the loop then flushes and prints its summary);
+/// SIGTERM still ends the process through `SignalCleanup` (ffmpeg ended, files removed).
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var set = false
-    private let source: DispatchSourceSignal
 
     init() {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [lock] in lock.lock(); self.set = true; lock.unlock() }
-        source.resume()
+        SignalCleanup.shared.override(SIGINT) { [self] in lock.withLock { set = true } }
     }
 
     var isSet: Bool { lock.withLock { set } }
 }
 
-/// `--quad-log`: a JSON line per output frame, streamed to a temporary file renamed at the end.
+/// `--quad-log`: a JSON line per output frame, streamed to the output (`OutputPath`'s rules: a
+/// temporary file renamed at the end; a FIFO or device written in place).
 final class QuadLog {
-    private let path: String
-    private let temporary: String
-    private let handle: FileHandle
+    private let file: OutputFile
 
     init(path: String) throws {
-        try OutputPath.checkWritable(path)
-        self.path = path
-        temporary = OutputPath.temporary(for: path)
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw CommandFailure(message: "\(path): cannot create the file")
-        }
-        self.handle = handle
+        file = try OutputPath(path).open()
     }
 
-    func append(_ report: LiveFrameReport) {
+    /// A failed write (a full disk) is an `OutputError`: the run stops and the log is removed.
+    func append(_ report: LiveFrameReport) throws {
         let quad = report.quad.map { q in "[" + q.corners.map { String(format: "[%.3f,%.3f]", $0.x, $0.y) }.joined(separator: ",") + "]" } ?? "null"
-        handle.write(Data("{\"frame\":\(report.index),\"quad\":\(quad),\"state\":\"\(report.state.rawValue)\",\"overlaid\":\(report.overlaid)}\n".utf8))
+        try file.write(Data("{\"frame\":\(report.index),\"quad\":\(quad),\"state\":\"\(report.state.rawValue)\",\"overlaid\":\(report.overlaid)}\n".utf8))
     }
 
     func finish(keep: Bool) throws {
-        try? handle.close()
-        guard keep else { unlink(temporary); return }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw CommandFailure(message: "\(path): cannot write the file", status: 1)
-        }
+        if keep { try file.commit() } else { file.discard() }
     }
 }

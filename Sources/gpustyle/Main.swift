@@ -10,14 +10,22 @@ enum Main {
         // A closed pipe on stdout (`gpustyle ... - | head`) becomes a write error we report,
         // not a silent death by signal.
         signal(SIGPIPE, SIG_IGN)
+        // SIGINT/SIGTERM: temporary files removed, child processes ended, exit 130/143.
+        SignalCleanup.shared.install()
         do {
             var command = try GPUStyleCommand.parseAsRoot()
             try command.run()
+            SignalCleanup.shared.holdIfEnding()
         } catch let exit as ExitCode {
+            SignalCleanup.shared.holdIfEnding()
             Foundation.exit(exit.rawValue)
         } catch let failure as CommandFailure {
-            printToStandardError("gpustyle: \(failure.message)")
+            printError(failure.message)
             Foundation.exit(failure.status)
+        } catch let failure as OutputError {
+            // A path the user gave that cannot be written (2), or a write that failed (1).
+            printError("\(failure)")
+            Foundation.exit(failure.isUserError ? 2 : 1)
         } catch {
             let code = GPUStyleCommand.exitCode(for: error)
             if code == .success {
@@ -29,7 +37,7 @@ enum Main {
                 Foundation.exit(1)
             }
             if isUserError(error) {
-                printToStandardError("gpustyle: \(error)")
+                printError("\(error)")
                 Foundation.exit(2)
             }
             if code == .validationFailure {
@@ -38,9 +46,16 @@ enum Main {
                 Foundation.exit(2)
             }
             // Anything else is ours or the device's, not the user's: status 1.
-            printToStandardError("gpustyle: error: \(error)")
+            printError("error: \(error)")
             Foundation.exit(1)
         }
+    }
+
+    /// One line on stderr; control characters escaped (messages quote file names).
+    static func printError(_ message: String) {
+        // A signal ending the process meanwhile decides the status, and prints nothing.
+        SignalCleanup.shared.holdIfEnding()
+        printToStandardError("gpustyle: " + PrintableText.escaping(message))
     }
 
     /// Errors caused by what the user gave us (files, values), reported in one line with status 2.

@@ -53,11 +53,7 @@ struct ProfileCommand: ParsableCommand {
 
     /// Refuses unusable output paths before the minutes of profiling, not after.
     static func checkOutput(_ path: String) throws {
-        try OutputPath.checkWritable(path)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw CommandFailure(message: "\(path): is a folder, not a file name")
-        }
+        try OutputPath(path).check()
     }
 
     func parsedSize() throws -> (width: Int, height: Int) {
@@ -111,9 +107,9 @@ struct ProfileCommand: ParsableCommand {
                                          "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount]]
             if !notes.isEmpty { object["notes"] = notes }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            try StandardOutput.print(String(decoding: data, as: UTF8.self))
         } else {
-            print((reports.map(Self.table) + notes).joined(separator: "\n\n"))
+            try StandardOutput.print((reports.map(Self.table) + notes).joined(separator: "\n\n"))
         }
     }
 

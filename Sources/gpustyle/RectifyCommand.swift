@@ -51,7 +51,7 @@ struct RectifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        try OutputPath.checkWritable(output)
+        try OutputPath(output).check()
         let image = try ImageIO.read(path: input, limits: inputOptions.limits)
         let corners: Quad
         if let quad {
@@ -169,7 +169,7 @@ extension StylizeCommand {
         if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CommandFailure(message: "--in-place-rectangle works on one photo, not a folder (\(input))")
         }
-        try OutputPath.checkWritable(destination)
+        try OutputPath(destination).check()
         let image = try ImageIO.read(path: input, limits: inputOptions.limits)
         let given = try quad.map(RectifyCommand.parseQuad)
         if let given { try RectifyCommand.check(given, in: image) }

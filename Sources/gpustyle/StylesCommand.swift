@@ -27,8 +27,8 @@ struct StylesCommand: ParsableCommand {
 
     func run() throws {
         guard let photo, let output else {
-            print("The network has \(StyleNetwork.styleCount) styles, numbered 0 to \(StyleNetwork.styleCount - 1) (the model ships no names).")
-            print("See them on your own photo: gpustyle styles --sheet photo.png sheet.png")
+            try StandardOutput.print("The network has \(StyleNetwork.styleCount) styles, numbered 0 to \(StyleNetwork.styleCount - 1) (the model ships no names).")
+            try StandardOutput.print("See them on your own photo: gpustyle styles --sheet photo.png sheet.png")
             return
         }
         let image = try ImageIO.read(path: photo).downscaled(toFit: thumbnail)

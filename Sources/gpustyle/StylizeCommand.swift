@@ -10,6 +10,11 @@ struct StylizeCommand: ParsableCommand {
         INPUT is a PNG or JPEG file, a folder of them, or - for standard input. OUTPUT is a PNG
         file, a folder (with a folder INPUT), or - for standard output.
 
+        Folders: photo.jpg is written as photo.png; when two inputs would share a name
+        (photo.jpg and photo.png), the ones not named .png keep their extension
+        (photo.jpg.png). An output folder that is the input folder is refused when an output
+        would overwrite an input.
+
         Examples:
           gpustyle --style 2 photo.jpg out.png
           gpustyle --style 3:0.5,12:0.5 --strength 0.8 photo.png blend.png
@@ -71,11 +76,12 @@ struct StylizeCommand: ParsableCommand {
         if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }
         var isDirectory: ObjCBool = false
         if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
-            try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions).run()
+            try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions,
+                          limits: inputOptions.limits).run()
             return
         }
         // Check the input and the output's folder before starting a device: bad input fails fast.
-        try OutputPath.checkWritable(destination)
+        try OutputPath(destination).check()
         let image = try ImageIO.read(path: input, limits: inputOptions.limits)
         try Stylizer.validate(width: image.width, height: image.height)
         let stylizer = try deviceOptions.makeStylizer()

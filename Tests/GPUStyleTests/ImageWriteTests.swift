@@ -83,7 +83,7 @@ final class ImageWriteTests: XCTestCase {
     }
 
     func testMissingDirectory() {
-        assertWriteFails(to: scratch.path("no/such/dir/out.png"), contains: "No such file or directory")
+        assertWriteFails(to: scratch.path("no/such/dir/out.png"), contains: "does not exist")
     }
 
     func testParentIsAFile() throws {
@@ -91,10 +91,9 @@ final class ImageWriteTests: XCTestCase {
         assertWriteFails(to: scratch.path("plain-file/out.png"), contains: "Not a directory")
     }
 
-    func testOutputPathIsADirectoryRemovesTheTempFile() throws {
-        // The temp file is created and written; only rename(2) fails.
+    func testOutputPathIsADirectoryIsRefused() throws {
         try FileManager.default.createDirectory(atPath: scratch.path("taken.png"), withIntermediateDirectories: false)
-        assertWriteFails(to: scratch.path("taken.png"), contains: "cannot replace")
+        assertWriteFails(to: scratch.path("taken.png"), contains: "is a folder")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("taken.png")), [])
     }
 
@@ -119,5 +118,36 @@ final class ImageWriteTests: XCTestCase {
         empty.alpha = []
         XCTAssertThrowsError(try ImageIO.writePNG(empty, to: path))
         XCTAssertEqual(scratch.contents(), [])
+    }
+
+    /// The streamed writer (a row at a time into the file) gives the same bytes as the
+    /// in-memory encoder, across many 64 KB buffer flushes.
+    func testStreamedPNGEqualsEncodedBytes() throws {
+        for alpha in [false, true] {
+            let image = randomImage(width: 301, height: 257, alpha: alpha)
+            let path = scratch.path("streamed-\(alpha).png")
+            try ImageIO.writePNG(image, to: path)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), try ImageIO.encodePNG(image))
+        }
+    }
+
+    /// A write error mid-stream (/dev/full) is an OutputError naming the file, not a user error.
+    func testWriteErrorIsReported() throws {
+        let full = try SafeDevice.path(.full, in: scratch)
+        XCTAssertThrowsError(try ImageIO.writePNG(randomImage(width: 300, height: 300, alpha: false), to: full)) { error in
+            XCTAssertEqual("\(error)", "\(full): cannot write: No space left on device")
+            XCTAssertEqual((error as? OutputError)?.isUserError, false)
+        }
+    }
+
+    func testDestinations() throws {
+        XCTAssertEqual(try OutputPath("-").resolve(), .descriptor(1))
+        XCTAssertEqual(try OutputPath("/dev/stdout").resolve(), .descriptor(1))
+        XCTAssertEqual(try OutputPath("/dev/null").resolve(), .direct("/dev/null"))
+        XCTAssertEqual(try OutputPath(scratch.path("new.png")).resolve(), .replace(scratch.path("new.png")))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("loop"), withDestinationPath: "loop")
+        XCTAssertThrowsError(try OutputPath(scratch.path("loop")).resolve()) { error in
+            XCTAssertTrue("\(error)".contains("Too many levels of symbolic links"), "\(error)")
+        }
     }
 }

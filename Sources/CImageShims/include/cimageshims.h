@@ -18,6 +18,7 @@
 #define GPS_ERR_NO_DATA 5    // the input holds no bytes at all
 #define GPS_ERR_NOT_IMAGE 6  // the first bytes are neither a PNG nor a JPEG signature
 #define GPS_ERR_READ 7       // read(2) failed; gps_decode_error.read_errno says why
+#define GPS_ERR_WRITE 8      // write(2) failed; gps_png_writer_errno says why
 
 // ---- Decoding: header first, then pixels straight into planar floats ----
 //
@@ -66,6 +67,18 @@ void gps_reader_destroy(gps_reader *reader);
 int gps_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
                    uint32_t channels, void **png, size_t *png_size,
                    char *message, size_t message_size);
+
+// A PNG written to a file descriptor row by row (png_write.c): open, one row at a time
+// (top to bottom, width * channels bytes of 8-bit RGB or RGBA), finish, then always free
+// (also after a failed open). A failure's text is gps_png_writer_message; for
+// GPS_ERR_WRITE the errno is gps_png_writer_errno. The descriptor is not closed.
+typedef struct gps_png_writer gps_png_writer;
+int gps_png_writer_open(gps_png_writer **writer, int fd, uint32_t width, uint32_t height, uint32_t channels);
+int gps_png_writer_row(gps_png_writer *writer, const uint8_t *row);
+int gps_png_writer_finish(gps_png_writer *writer);
+const char *gps_png_writer_message(const gps_png_writer *writer);
+int gps_png_writer_errno(const gps_png_writer *writer);
+void gps_png_writer_free(gps_png_writer *writer);
 
 void gps_free(void *pointer);
 

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Foundation
 
-/// Reads and atomic writes with POSIX calls, so failures carry the
+/// Reads and complete writes with POSIX calls, so failures carry the
 /// errno text ("No such file or directory", "Permission denied") in one line.
 enum FileAccess {
     static func errorText(_ code: Int32 = errno) -> String {
@@ -56,41 +56,6 @@ enum FileAccess {
                 offset += n
             }
             return nil
-        }
-    }
-
-    /// Replaces `path` with `data` atomically: the bytes go to a hidden temp
-    /// file in the same directory (rename(2) is only atomic within one file
-    /// system), are flushed, and the temp file is renamed over `path`. On any
-    /// failure the temp file is removed, so readers see the old file or the
-    /// complete new one, never a partial write. "-" writes to standard output.
-    static func writeAtomically(_ data: Data, to path: String) throws {
-        if path == "-" {
-            if let code = writeAll(data, to: STDOUT_FILENO) {
-                throw ImageError("stdout", "cannot write: \(errorText(code))")
-            }
-            return
-        }
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let temp = "\(directory)/.\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp"
-        // O_EXCL: never clobber someone else's file; 0o666 lets the umask apply
-        // as it would for a normally created file (mkstemp would force 0600).
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard fd >= 0 else {
-            throw ImageError(path, "cannot create file in \(directory): \(errorText())")
-        }
-        var failure: String?
-        if let code = writeAll(data, to: fd) {
-            failure = "cannot write: \(errorText(code))"
-        } else if fsync(fd) != 0 {
-            failure = "cannot flush: \(errorText())"
-        }
-        if close(fd) != 0, failure == nil { failure = "cannot close: \(errorText())" }
-        if failure == nil, rename(temp, path) != 0 { failure = "cannot replace: \(errorText())" }
-        if let failure {
-            unlink(temp)
-            throw ImageError(path, failure)
         }
     }
 }

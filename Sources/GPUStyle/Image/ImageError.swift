@@ -7,7 +7,9 @@ public struct ImageError: Error, CustomStringConvertible {
         self.description = description
     }
 
+    /// `name` with control characters escaped: a file name must not recolour the terminal
+    /// or break the one line in two.
     init(_ name: String, _ reason: String) {
-        description = "\(name): \(reason)"
+        description = "\(PrintableText.escaping(name)): \(reason)"
     }
 }

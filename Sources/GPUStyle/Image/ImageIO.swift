@@ -35,11 +35,15 @@ public enum ImageIO {
         }
     }
 
-    /// Writes 8-bit RGB, or RGBA when `image.alpha` is set, atomically
-    /// (nothing is left behind on failure); "-" writes to stdout.
+    /// Writes 8-bit RGB, or RGBA when `image.alpha` is set, to `path` by `OutputPath`'s rules
+    /// (a file is replaced atomically, nothing is left behind on failure; a FIFO or device is
+    /// written in place; "-" is stdout), streamed one row at a time.
     public static func writePNG(_ image: Image, to path: String) throws {
-        let data = try PNGCodec.encode(image, name: path == "-" ? "stdout" : path)
-        try FileAccess.writeAtomically(data, to: path)
+        let output = OutputPath(path)
+        try PNGCodec.checkEncodable(image, name: output.description)
+        let file = try output.open()
+        try PNGCodec.write(image, to: file)
+        try file.commit()
     }
 
     /// PNG bytes for `image`: 8-bit RGB or RGBA, samples round(v * 255) clamped.

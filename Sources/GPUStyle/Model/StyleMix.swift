@@ -29,10 +29,14 @@ public struct StyleMix: Sendable, Equatable, CustomStringConvertible {
             }
             components.append((index, weight))
         }
-        try self.init(components: components)
+        try self.init(components: components, text: text)
     }
 
-    private init(components: [(Int, Float)]) throws {
+    /// The largest weight accepted for one style (weights are relative: 1 and 3 mean 25% and
+    /// 75%).
+    public static let maximumWeight: Float = 1_000_000
+
+    private init(components: [(Int, Float)], text: String = "") throws {
         var weights = [Float](repeating: 0, count: StyleNetwork.styleCount)
         for (index, weight) in components {
             guard (0..<StyleNetwork.styleCount).contains(index) else {
@@ -41,6 +45,12 @@ public struct StyleMix: Sendable, Equatable, CustomStringConvertible {
             weights[index] += weight
         }
         let total = weights.reduce(0, +)
+        // Finite weights near Float's limit overflow when summed (3e38 + 3e38 = inf, and every
+        // weight / inf = 0: a grey image, not a blend); weights are relative, so a bound far
+        // above any useful ratio rules that out.
+        guard weights.allSatisfy({ $0 <= Self.maximumWeight }), total.isFinite else {
+            throw ParseError(description: "style weights must be at most \(Int(Self.maximumWeight)) (got '\(text)')")
+        }
         guard total > 0 else { throw ParseError(description: "style weights sum to zero") }
         self.weights = weights.map { $0 / total }
     }

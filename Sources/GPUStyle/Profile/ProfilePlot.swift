@@ -50,7 +50,7 @@ public struct ProfilePlot {
         return rows + Layout.margin
     }
 
-    /// Renders and writes the chart atomically (nothing is left behind on failure).
+    /// Renders and writes the chart by `OutputPath`'s rules (nothing is left behind on failure).
     public func write(to path: String) throws {
         try ImageIO.writePNG(render(), to: path)
     }

@@ -147,8 +147,8 @@ public struct ChromeTrace {
         try JSONSerialization.data(withJSONObject: ["traceEvents": events, "displayTimeUnit": "ms"], options: [.sortedKeys])
     }
 
-    /// Writes the trace atomically (temp file, then rename).
+    /// Writes the trace to `path` by `OutputPath`'s rules (a file is replaced atomically).
     public func write(to path: String) throws {
-        try FileAccess.writeAtomically(try data(), to: path)
+        try OutputPath(path).write(try data())
     }
 }

@@ -65,8 +65,8 @@ public struct DetectionTrace: Sendable {
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     }
 
-    /// Writes `json()` atomically (a temporary file renamed over `path`).
+    /// Writes `json()` to `path` by `OutputPath`'s rules (a file is replaced atomically).
     public func write(to path: String) throws {
-        try FileAccess.writeAtomically(try json(), to: path)
+        try OutputPath(path).write(try json())
     }
 }
