@@ -6,18 +6,12 @@ import XCTest
 /// with the same picture (within 1/255), and one below what tiles need is refused in one line,
 /// exit 1, before any work, with no output file.
 final class MemoryBudgetCLITests: XCTestCase {
-    var folder: URL!
+    var scratch: ScratchDirectory!
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("gpustyle-memory-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { scratch = try ScratchDirectory() }
+    override func tearDown() { scratch.remove() }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    func path(_ name: String) -> String { scratch.path(name) }
 
     /// A 1024x768 photo (the 128x96 fixture scaled up 8x, nearest): ~350 MB as a whole-image
     /// plan, ~100 MB in tiles.
