@@ -56,11 +56,18 @@ final class TiledStylizer {
         let perLayer = ExecutionPlan.parametersPerLayer, maxChannels = StyleNetwork.maxChannels
         var affine = [Float](repeating: 0, count: StyleNetwork.layers.count * perLayer)
         var folded: [Int: (scale: [Float], shift: [Float])] = [:]
+        var lastShape: [Int] = []
         func pass(_ layers: ClosedRange<Int>, from source: Source, normalizing norm: (layer: Int, activation: Activation)? = nil,
                   into sink: ((TileResult) -> Void)? = nil) throws {
             let tilePass = TilePass(layers: layers, inputNorm: norm, inputChannels: source.channels, maps: maps)
+            // Backends keep each buffer at the largest size seen: a pass of another shape frees
+            // them first, or the run would hold the sum of every shape's largest buffers. The
+            // twelve residual passes share one shape and keep theirs.
+            let shape = [layers.lowerBound == layers.upperBound ? 1 : 0, source.channels,
+                         tilePass.outputSize.height, tilePass.outputChannels]
+            if shape != lastShape { backend.releaseBuffers() }
+            lastShape = shape
             let moments = try run(tilePass, from: source, affine: affine, sink: sink)
-            backend.releaseBuffers()
             let layer = layers.upperBound, base = layer * perLayer
             let settled = moments.affine(gamma: parameters[base..<(base + maxChannels)],
                                          beta: parameters[(base + maxChannels)..<(base + perLayer)])
@@ -127,6 +134,7 @@ final class TiledStylizer {
             }
             Self.finish(rgb, width: w, height: h, norm: folded[17]!, activation: activation(17), strength: strength, original: picture)
         }
+        backend.releaseBuffers()
         return Image(width: w, height: h, rgb: result, alpha: alpha)
     }
 
