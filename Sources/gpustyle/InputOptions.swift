@@ -16,14 +16,14 @@ struct InputOptions: ParsableArguments {
 /// Pixel counts as people write them: 100000000, 100M, 24MP, 1.5G, 500K.
 enum PixelCount {
     static func parse(_ text: String) throws -> Int {
-        let units: [(suffix: String, scale: Double)] = [("MP", 1e6), ("GP", 1e9), ("KP", 1e3), ("M", 1e6), ("G", 1e9), ("K", 1e3)]
-        let upper = text.uppercased()
-        let unit = units.first { upper.hasSuffix($0.suffix) }
-        let number = unit.map { String(upper.dropLast($0.suffix.count)) } ?? upper
-        guard let value = Double(number), value.isFinite,
-              case let pixels = (value * (unit?.scale ?? 1)).rounded(), pixels >= 1, pixels <= Double(Int.max / 2) else {
+        guard let value = ScaledNumber.parse(text, units: units), value.isFinite,
+              case let pixels = value.rounded(), pixels >= 1, pixels <= Double(Int.max / 2) else {
             throw ValidationError("expected a positive pixel count such as 100000000, 100M or 24MP")
         }
         return Int(pixels)
     }
+
+    private static let units: [(suffix: String, scale: Double)] = [
+        ("MP", 1e6), ("GP", 1e9), ("KP", 1e3), ("M", 1e6), ("G", 1e9), ("K", 1e3),
+    ]
 }
