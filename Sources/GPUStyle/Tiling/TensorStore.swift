@@ -194,33 +194,27 @@ final class TensorStore {
         }
     }
 
-    /// Rows [y0, y1) x columns [x0, x1) of channel `c` into `destination` (row-major, `stride`
-    /// floats apart), source rows and columns reflected into the map (the network's padding of
-    /// a picture to a multiple of 4).
-    func readReflected(channel c: Int, rows: Range<Int>, columns: Range<Int>, into destination: UnsafeMutablePointer<Float>,
-                       stride: Int) {
-        let reflectedColumns = columns.map { ExecutionPlan.reflect($0, width) }
-        let first = reflectedColumns.min()!, span = reflectedColumns.max()! - first + 1
-        let row = UnsafeMutablePointer<Float>.allocate(capacity: span)
-        defer { row.deallocate() }
-        for (y, sourceRow) in rows.enumerated() {
-            loadRow(c, ExecutionPlan.reflect(sourceRow, height), first, span, into: row)
-            let out = destination + y * stride
-            for (x, column) in reflectedColumns.enumerated() { out[x] = row[column - first] }
-        }
-    }
-
     /// The region as a dense plan tensor of `shape` (rows.count x columns.count, its plane
-    /// stride), `floats` long.
-    func read(rows: Range<Int>, columns: Range<Int>, shape: ExecutionPlan.DenseShape, floats: Int) -> [Float] {
+    /// stride), `floats` long. `reflecting`: rows and columns outside the map are reflected into
+    /// it (a picture padded to the network's multiple of 4).
+    func read(rows: Range<Int>, columns: Range<Int>, shape: ExecutionPlan.DenseShape, floats: Int, reflecting: Bool = false) -> [Float] {
         precondition(shape.channels == channels && shape.height == rows.count && shape.width == columns.count)
+        let reflected = reflecting ? columns.map { ExecutionPlan.reflect($0, width) } : []
+        let first = reflected.min() ?? 0, span = reflecting ? reflected.max()! - first + 1 : 0
         return [Float](unsafeUninitializedCapacity: floats) { buffer, count in
             let base = buffer.baseAddress!
             ParallelFor.ranges(channels * rows.count, grain: 16) { items in
+                let row = UnsafeMutablePointer<Float>.allocate(capacity: max(span, 1))
+                defer { row.deallocate() }
                 for item in items {
                     let c = item / rows.count, y = item % rows.count
-                    self.loadRow(c, rows.lowerBound + y, columns.lowerBound, columns.count,
-                                 into: base + c * shape.planeStride + y * shape.width)
+                    let out = base + c * shape.planeStride + y * shape.width
+                    if reflecting {
+                        self.loadRow(c, ExecutionPlan.reflect(rows.lowerBound + y, self.height), first, span, into: row)
+                        for (x, column) in reflected.enumerated() { out[x] = row[column - first] }
+                    } else {
+                        self.loadRow(c, rows.lowerBound + y, columns.lowerBound, columns.count, into: out)
+                    }
                 }
             }
             // Alignment padding between planes: never read as data, but keep it defined.

@@ -206,19 +206,10 @@ final class TiledStylizer {
     private func read(_ source: Source, _ tile: TilePass.Tile) -> [Float] {
         let shape = tile.plan.inputShape, floats = tile.plan.bufferFloats[.input]!
         switch source {
+        case .picture(let picture):
+            return picture.read(rows: tile.inputRows, columns: tile.inputColumns, shape: shape, floats: floats, reflecting: true)
         case .store(let store):
             return store.read(rows: tile.inputRows, columns: tile.inputColumns, shape: shape, floats: floats)
-        case .picture(let picture):
-            return [Float](unsafeUninitializedCapacity: floats) { buffer, count in
-                buffer.initialize(repeating: 0)
-                ParallelFor.ranges(picture.channels) { channels in
-                    for c in channels {
-                        picture.readReflected(channel: c, rows: tile.inputRows, columns: tile.inputColumns,
-                                              into: buffer.baseAddress! + c * shape.planeStride, stride: shape.width)
-                    }
-                }
-                count = floats
-            }
         }
     }
 
