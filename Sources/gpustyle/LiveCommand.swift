@@ -30,8 +30,8 @@ struct LiveCommand: ParsableCommand {
     @Flag(name: .customLong("full-frame"), help: "Stylize whole frames instead of the detected picture.")
     var fullFrame = false
 
-    @Option(name: .customLong("tracking-timeout"), help: "How long to keep the last quad once tracking fails (e.g. 1s).")
-    var trackingTimeout: String = "1s"
+    @Option(name: .customLong("confirm-timeout"), help: "Let go of a tracked picture that no detection has confirmed for this long (e.g. 1s).")
+    var confirmTimeout: String = "1s"
 
     @Option(name: .customLong("stylize-size"), help: "Longer side, in pixels, of the rectified picture the network stylizes.")
     var stylizeSize: Int = 256
@@ -68,8 +68,8 @@ struct LiveCommand: ParsableCommand {
         if let cycle, (try? Self.seconds(cycle)).map({ $0 > 0 }) != true {
             throw ValidationError("--cycle must be a positive duration such as 2s or 500ms (got '\(cycle)')")
         }
-        if (try? Self.seconds(trackingTimeout)).map({ $0 >= 0 }) != true {
-            throw ValidationError("--tracking-timeout must be a duration such as 1s or 500ms (got '\(trackingTimeout)')")
+        if (try? Self.seconds(confirmTimeout)).map({ $0 > 0 }) != true {
+            throw ValidationError("--confirm-timeout must be a positive duration such as 1s or 500ms (got '\(confirmTimeout)')")
         }
         guard (StyleNetwork.minimumInputSide...4096).contains(stylizeSize) else {
             throw ValidationError("--stylize-size must be between \(StyleNetwork.minimumInputSide) and 4096")
@@ -94,7 +94,7 @@ struct LiveCommand: ParsableCommand {
         options.strength = strength
         options.cyclePeriod = try cycle.map(Self.seconds)
         options.fullFrame = fullFrame
-        options.trackingTimeout = try Self.seconds(trackingTimeout)
+        options.verification.confirmationTimeout = try Self.seconds(confirmTimeout)
         options.stylizeSide = stylizeSize
         options.lockstep = pace == .lockstep
         let session = try LiveSession(command: self, options: options)

@@ -174,7 +174,8 @@ final class StopSignal: @unchecked Sendable {
     var isSet: Bool { lock.withLock { set } }
 }
 
-/// `--quad-log`: a JSON line per output frame, streamed to the output (`OutputPath`'s rules: a
+/// `--quad-log`: a JSON line per output frame (`{"frame", "quad", "state", "score", "overlaid"}`
+/// and `"loss"` on the frame where the picture was let go), streamed to the output (`OutputPath`'s rules: a
 /// temporary file renamed at the end; a FIFO or device written in place).
 final class QuadLog {
     private let file: OutputFile
@@ -186,7 +187,10 @@ final class QuadLog {
     /// A failed write (a full disk) is an `OutputError`: the run stops and the log is removed.
     func append(_ report: LiveFrameReport) throws {
         let quad = report.quad.map { q in "[" + q.corners.map { String(format: "[%.3f,%.3f]", $0.x, $0.y) }.joined(separator: ",") + "]" } ?? "null"
-        try file.write(Data("{\"frame\":\(report.index),\"quad\":\(quad),\"state\":\"\(report.state.rawValue)\",\"overlaid\":\(report.overlaid)}\n".utf8))
+        let score = report.score.map { String(format: "%.4f", $0) } ?? "null"
+        let loss = report.loss.map { ",\"loss\":\"\($0.rawValue)\"" } ?? ""
+        try file.write(Data(("{\"frame\":\(report.index),\"quad\":\(quad),\"state\":\"\(report.state.rawValue)\","
+            + "\"score\":\(score),\"overlaid\":\(report.overlaid)\(loss)}\n").utf8))
     }
 
     func finish(keep: Bool) throws {

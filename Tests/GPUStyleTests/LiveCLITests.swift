@@ -85,7 +85,7 @@ final class LiveCLITests: XCTestCase {
             ("no camera", ["live", "--camera", "/dev/video-gpustyle-none", "-o", out], nil, [:], "cannot open camera"),
             ("bad cycle", ["live", "--cycle", "soon"], nil, [:], "--cycle"),
             ("bad style", ["live", "--style", "99"], Data(), [:], "out of range"),
-            ("bad timeout", ["live", "--tracking-timeout", "-1s"], nil, [:], "--tracking-timeout"),
+            ("bad timeout", ["live", "--confirm-timeout", "-1s"], nil, [:], "--confirm-timeout"),
             ("no Vulkan", ["live", "--device", "gpu", "-o", out, "--quad-log", folder.appendingPathComponent("q.jsonl").path], good,
              ["GPUSTYLE_VULKAN_LOADER": "/nonexistent/libvulkan.so.1"], "Vulkan"),
         ]

@@ -12,8 +12,8 @@ public struct LiveOptions: Sendable {
     public var fullFrame = false
     /// Shortest time between two detections (0.1 s: at most 10 a second).
     public var detectionInterval = 0.1
-    /// How long the last quad is still shown after tracking fails before searching again.
-    public var trackingTimeout = 1.0
+    /// How the pipeline makes sure the overlay is on the picture (`LiveVerification`).
+    public var verification = LiveVerification()
     /// Longer side of the rectified picture the network runs on: the overlay covers a few
     /// hundred pixels of a 640x480 frame, and a 256-pixel input keeps the style refreshing
     /// several times a second on the CPU path.
@@ -48,16 +48,26 @@ public struct LiveOptions: Sendable {
 
 /// What the pipeline knew about the picture in a frame.
 public enum LiveState: String, Sendable {
-    /// No picture: waiting for a detection.
+    /// No picture known: waiting for a first detection (or the last one was forgotten).
     case searching
-    /// A detection arrived for this frame (carried forward to it by tracking).
+    /// A detection arrived for this frame (carried forward to it by tracking) and was taken.
     case detected
-    /// Tracked from the previous frame.
+    /// Tracked from the previous frame, and the tracked quad still looks like the picture.
     case tracked
-    /// Tracking failed; the last quad is kept until `trackingTimeout`.
-    case held
+    /// The picture was lost (this frame or earlier) and not found again yet: no overlay.
+    case lost
     /// `fullFrame`: no quad involved.
     case fullFrame = "full-frame"
+}
+
+/// Why a tracked picture was let go.
+public enum LiveLoss: String, Sendable {
+    /// The tracker found no consistent motion (or the quad left the frame, folded, ...).
+    case tracking
+    /// The tracked quad no longer looks like the picture's template.
+    case appearance
+    /// No detection confirmed the track for `LiveVerification.confirmationTimeout`.
+    case unconfirmed
 }
 
 /// The record of one processed frame (`--quad-log`).
@@ -67,5 +77,10 @@ public struct LiveFrameReport: Sendable {
     /// The picture's quad in this frame (nil while searching, and in full-frame mode).
     public let quad: Quad?
     /// Whether a stylized image was drawn (the first one may not be back yet).
-    public let overlaid: Bool
+    public var overlaid: Bool
+    /// The quad's appearance score against the picture's template (`PictureTemplate.score`),
+    /// when one was computed this frame.
+    public var score: Double? = nil
+    /// Set on the frame where the picture was let go.
+    public var loss: LiveLoss? = nil
 }

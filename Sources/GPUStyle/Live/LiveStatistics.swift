@@ -11,6 +11,8 @@ public final class LiveStatistics {
         var detections = 0
         var stylized = 0
         var overlaid = 0
+        var losses = 0
+        var reacquisitions = 0
         var detectLatency: [Double] = []
         var trackLatency: [Double] = []
         var stylizeLatency: [Double] = []
@@ -25,6 +27,8 @@ public final class LiveStatistics {
             detections += other.detections
             stylized += other.stylized
             overlaid += other.overlaid
+            losses += other.losses
+            reacquisitions += other.reacquisitions
             detectLatency += other.detectLatency
             trackLatency += other.trackLatency
             stylizeLatency += other.stylizeLatency
@@ -61,6 +65,9 @@ public final class LiveStatistics {
         window.detectLatency += d.latencies
         window.stylizeLatency += s.latencies
         window.trackLatency += pipeline.harvestTrackingTimes()
+        let events = pipeline.harvestEvents()
+        window.losses += events.losses
+        window.reacquisitions += events.reacquisitions
     }
 
     /// The interval's line when at least `interval` seconds have passed since the last one.
@@ -92,6 +99,7 @@ public final class LiveStatistics {
         return "\(String(format: "%.1f", seconds)) s: fps in \(rate(w.framesIn)) out \(rate(w.framesOut))"
             + " | dropped: input \(w.inputDropped), detect \(w.detectSkipped), stylize \(w.stylizeSkipped)"
             + " | per second: detections \(rate(w.detections)), style refreshes \(rate(w.stylized)), overlaid \(rate(w.overlaid))"
+            + " | picture: lost \(w.losses), found again \(w.reacquisitions)"
             + " | median ms: frame \(ms(w.frameLatency)), detect \(ms(w.detectLatency)), track \(ms(w.trackLatency)), stylize \(ms(w.stylizeLatency))"
     }
 }

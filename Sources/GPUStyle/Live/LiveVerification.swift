@@ -1,0 +1,34 @@
+/// When `LivePipeline` shows the overlay: only on a quad that looks like the picture and that a
+/// detection confirmed recently. Drawing something wrong is worse than drawing nothing.
+public struct LiveVerification: Sendable {
+    /// A tracked quad whose `PictureTemplate` score is below this is lost on that very frame.
+    public var minimumScore = 0.5
+    /// A detection made while the picture is lost is the same picture when its score against
+    /// the template is at least this (re-identification).
+    public var reidentifyScore = 0.5
+    /// A detection replaces the tracked quad only when its score is at least the track's minus this.
+    public var scoreMargin = 0.05
+    /// The template is taken anew from a detection that scored at least this against it (the
+    /// same picture, well aligned: the template follows slow changes of light and view, and a
+    /// detector's error does not become the reference).
+    public var refreshScore = 0.9
+    /// A track that no detection has confirmed for this long (seconds) is dropped.
+    public var confirmationTimeout = 1.0
+    /// Seconds after a loss during which only the same picture is taken back; after that the
+    /// template is forgotten and the next detection starts a new picture.
+    public var forgetAfter = 3.0
+    /// Detections with a corner this close (pixels) to the frame's edge are not taken: the
+    /// picture is partly out of view and its quad is cut by the edge (a quad shrunk onto the
+    /// visible part would be drawn in the wrong place).
+    public var edgeMargin = 2.0
+
+    public init() {}
+
+    /// Whether `quad` has a corner within `edgeMargin` of the edge of a `width` x `height` frame.
+    func touchesEdge(_ quad: Quad, width: Int, height: Int) -> Bool {
+        quad.corners.contains { p in
+            p.x < edgeMargin - 0.5 || p.y < edgeMargin - 0.5
+                || p.x > Double(width) - 0.5 - edgeMargin || p.y > Double(height) - 0.5 - edgeMargin
+        }
+    }
+}
