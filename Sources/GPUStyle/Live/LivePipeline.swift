@@ -49,12 +49,16 @@ public final class LivePipeline {
         public let description: String
     }
 
-    public init(options: LiveOptions, stylizer: Stylizer, detector: RectangleDetector = RectangleDetector(),
-                tracker: QuadTracking, carrier: QuadTracking) {
+    public convenience init(options: LiveOptions, stylizer: Stylizer, detector: RectangleDetector = RectangleDetector(),
+                            tracker: QuadTracking, carrier: QuadTracking) {
+        self.init(options: options, stylizer: stylizer, detectionWorker: DetectionWorker(detector: detector, options: options.detection),
+                  tracker: tracker, carrier: carrier)
+    }
+
+    init(options: LiveOptions, stylizer: Stylizer, detectionWorker: DetectionWorker, tracker: QuadTracking, carrier: QuadTracking) {
         self.options = options
         self.tracker = tracker
         self.carrier = carrier
-        let detectionWorker = DetectionWorker(detector: detector, options: options.detection)
         detection = AsyncStage(name: "detect") { detectionWorker.run($0) }
         let stylizeWorker = StylizeWorker(stylizer: stylizer, strength: options.strength, side: options.stylizeSide)
         stylization = AsyncStage(name: "stylize") { stylizeWorker.run($0) }

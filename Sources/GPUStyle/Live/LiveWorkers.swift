@@ -14,20 +14,22 @@ public struct DetectionOutcome: Sendable {
 
 /// The detector, used only from the detection stage's thread (hence unchecked).
 final class DetectionWorker: @unchecked Sendable {
-    let detector: RectangleDetector
-    let options: RectangleDetectionOptions
+    let detect: (Image) throws -> Quad?
 
     init(detector: RectangleDetector, options: RectangleDetectionOptions) {
-        self.detector = detector
         var options = options
         options.maximumObservations = 1
-        self.options = options
+        detect = { [options] frame in try detector.detect(frame, options: options).first?.quad }
+    }
+
+    /// Any other way to find the picture (tests script the detections).
+    init(detect: @escaping (Image) throws -> Quad?) {
+        self.detect = detect
     }
 
     func run(_ job: DetectionJob) -> DetectionOutcome {
         do {
-            let best = try detector.detect(job.frame, options: options).first
-            return DetectionOutcome(job: job, quad: best?.quad, error: nil)
+            return DetectionOutcome(job: job, quad: try detect(job.frame), error: nil)
         } catch {
             return DetectionOutcome(job: job, quad: nil, error: "\(error)")
         }

@@ -1,0 +1,262 @@
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// Synthetic frames for the verification tests: a framed picture (a dark band around a texture
+/// of sinusoids, drawn through the exact unit-square-to-quad homography, so a moved quad moves
+/// its content consistently) on a wall with a texture of its own.
+enum WallScene {
+    static let width = 320, height = 240
+
+    /// A smooth texture with a few dozen gray levels of structure per unit: `seed` picks it.
+    static func texture(_ x: Double, _ y: Double, seed: Int, scale: Double) -> Float {
+        var value = 0.5
+        var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1
+        func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        for _ in 0..<7 {
+            let fx = (next() * 2 - 1) * scale, fy = (next() * 2 - 1) * scale, phase = next() * 2 * .pi
+            value += 0.09 * sin(2 * .pi * (fx * x + fy * y) + phase)
+        }
+        return Float(min(1, max(0, value)))
+    }
+
+    /// The frame: the wall (`wallSeed`) and, inside `quad`, picture `pictureSeed` in a dark
+    /// frame (nil: no picture, only the wall). `gain` dims the whole frame (light).
+    static func frame(quad: Quad?, pictureSeed: Int?, wallSeed: Int = 99, gain: Float = 1) -> Image {
+        let plane = width * height
+        var rgb = [Float](repeating: 0, count: 3 * plane)
+        let toUnit = quad.flatMap { q in
+            try? Homography(from: q.corners, to: [Point(x: 0, y: 0), Point(x: 1, y: 0), Point(x: 1, y: 1), Point(x: 0, y: 1)])
+        }
+        for y in 0..<height {
+            for x in 0..<width {
+                var value = texture(Double(x), Double(y), seed: wallSeed, scale: 1.0 / 14)
+                if let toUnit, let pictureSeed {
+                    let u = toUnit.apply(Point(x: Double(x), y: Double(y)))
+                    if (0...1).contains(u.x) && (0...1).contains(u.y) {
+                        let band = 0.06
+                        value = u.x < band || u.x > 1 - band || u.y < band || u.y > 1 - band
+                            ? 0.08 : texture(u.x, u.y, seed: pictureSeed, scale: 9)
+                    }
+                }
+                let i = y * width + x
+                rgb[i] = gain * value
+                rgb[plane + i] = gain * value * 0.95
+                rgb[2 * plane + i] = gain * value * 0.9
+            }
+        }
+        return Image(width: width, height: height, rgb: rgb)
+    }
+
+    /// A 160 x 120 picture around (160, 120), moved by (dx, dy) and turned by `degrees`.
+    static func quad(dx: Double = 0, dy: Double = 0, degrees: Double = 0) -> Quad {
+        let a = degrees * .pi / 180
+        let corners = [(-80.0, -60.0), (80, -60), (80, 60), (-80, 60)].map { c in
+            Point(x: 160 + dx + c.0 * cos(a) - c.1 * sin(a), y: 120 + dy + c.0 * sin(a) + c.1 * cos(a))
+        }
+        return Quad(corners: corners)
+    }
+}
+
+/// The appearance check of `gpustyle live` (`PictureTemplate`) and the pipeline's states around
+/// it (`LivePipeline`, `LiveVerification`), on synthetic sequences.
+final class LiveVerificationTests: XCTestCase {
+    private let threshold = LiveVerification().minimumScore
+
+    func testShakenPictureScoresHighOtherContentLow() throws {
+        let q0 = WallScene.quad()
+        let template = try XCTUnwrap(PictureTemplate(frame: WallScene.frame(quad: q0, pictureSeed: 1), quad: q0))
+        XCTAssertEqual(try XCTUnwrap(template.score(frame: WallScene.frame(quad: q0, pictureSeed: 1), quad: q0)), 1, accuracy: 1e-6)
+        for (dx, dy, degrees) in [(4.0, -3.0, 0.0), (-9.0, 5.0, 4.0), (12.0, 8.0, -7.0)] {
+            let q = WallScene.quad(dx: dx, dy: dy, degrees: degrees)
+            let shaken = try XCTUnwrap(template.score(frame: WallScene.frame(quad: q, pictureSeed: 1), quad: q))
+            XCTAssertGreaterThan(shaken, 0.95, "the same picture, moved \(dx), \(dy), \(degrees) deg")
+            // Darker light: ZNCC does not see a change of gain.
+            let dim = try XCTUnwrap(template.score(frame: WallScene.frame(quad: q, pictureSeed: 1, gain: 0.45), quad: q))
+            XCTAssertGreaterThan(dim, 0.95)
+        }
+        // Another picture in the same place, or the bare wall where the picture was: lost.
+        for seed in [2, 3, 4] {
+            let other = try XCTUnwrap(template.score(frame: WallScene.frame(quad: q0, pictureSeed: seed), quad: q0))
+            XCTAssertLessThan(other, threshold, "picture \(seed) is not picture 1")
+        }
+        let wall = try XCTUnwrap(template.score(frame: WallScene.frame(quad: q0, pictureSeed: nil), quad: q0))
+        XCTAssertLessThan(wall, threshold, "the wall is not the picture")
+        // A quad that slid a fifth of the picture off it scores low too.
+        let slid = WallScene.quad(dx: 32)
+        let off = try XCTUnwrap(template.score(frame: WallScene.frame(quad: q0, pictureSeed: 1), quad: slid))
+        XCTAssertLessThan(off, threshold)
+    }
+
+    func testPartlyOutsideFrameScoresOnWhatIsInside() throws {
+        let q0 = WallScene.quad()
+        let template = try XCTUnwrap(PictureTemplate(frame: WallScene.frame(quad: q0, pictureSeed: 1), quad: q0))
+        let out = WallScene.quad(dx: 130)  // 40 % of the picture beyond the right edge
+        let score = try XCTUnwrap(template.score(frame: WallScene.frame(quad: out, pictureSeed: 1), quad: out))
+        XCTAssertGreaterThan(score, 0.95)
+        XCTAssertNil(PictureTemplate(frame: WallScene.frame(quad: out, pictureSeed: 1), quad: out),
+                     "no template from a picture partly out of view")
+        let verification = LiveVerification()
+        XCTAssertTrue(verification.touchesEdge(out, width: WallScene.width, height: WallScene.height))
+        XCTAssertFalse(verification.touchesEdge(q0, width: WallScene.width, height: WallScene.height))
+        // A flat picture cannot be told apart from anything: no score rather than a guess.
+        let flat = Image(width: 320, height: 240, rgb: [Float](repeating: 0.5, count: 3 * 320 * 240))
+        XCTAssertNil(try XCTUnwrap(PictureTemplate(frame: flat, quad: q0)).score(frame: flat, quad: q0))
+    }
+}
+
+/// `LivePipeline`'s states with scripted detections and a tracker that can be told to stick.
+final class LiveStateTests: XCTestCase {
+    private static let model = Result { try StyleModel.bundled() }
+
+    /// A tracker that returns whatever quad the test sets (a tracker glued to the wall keeps
+    /// returning the quad where the picture was).
+    final class ScriptedTracker: QuadTracking {
+        var quad: Quad?
+        var next: Quad?
+        func reset(to quad: Quad, in frame: Image) { self.quad = quad; next = quad }
+        func clear() { quad = nil }
+        func track(_ frame: Image) -> (quad: Quad, motion: Homography)? {
+            guard quad != nil, let next else { quad = nil; return nil }
+            quad = next
+            return (next, .identity)
+        }
+    }
+
+    /// Detections the test hands out: `found` is what the detector sees in the next frame.
+    final class ScriptedDetector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var found: Quad?
+        func set(_ quad: Quad?) { lock.withLock { found = quad } }
+        func detect(_ frame: Image) -> Quad? { lock.withLock { found } }
+    }
+
+    private func pipeline(tracker: QuadTracking, detector: ScriptedDetector, carrier: QuadTracking = CarryAsIs()) throws -> LivePipeline {
+        let model = try Self.model.get()
+        var options = LiveOptions(mix: try StyleMix(style: 1))
+        options.lockstep = true
+        options.stylizeSide = 64
+        return LivePipeline(options: options, stylizer: Stylizer(model: model, backend: CPUBackend(weights: model.convolutions)),
+                            detectionWorker: DetectionWorker(detect: { detector.detect($0) }),
+                            tracker: tracker, carrier: carrier)
+    }
+
+    /// Carries a detection to the current frame unchanged (the scripted scenes do not move
+    /// between a detection's frame and the next).
+    final class CarryAsIs: QuadTracking {
+        var quad: Quad?
+        func reset(to quad: Quad, in frame: Image) { self.quad = quad }
+        func clear() { quad = nil }
+        func track(_ frame: Image) -> (quad: Quad, motion: Homography)? { quad.map { ($0, .identity) } }
+    }
+
+    func testContentSwitchIsDroppedOnThatFrame() throws {
+        let tracker = ScriptedTracker(), detector = ScriptedDetector()
+        let live = try pipeline(tracker: tracker, detector: detector)
+        defer { live.finish() }
+        let q = WallScene.quad()
+        detector.set(q)
+        let picture = WallScene.frame(quad: q, pictureSeed: 1)
+        var states: [LiveState] = []
+        for i in 0..<6 { states.append(try live.process(picture, index: i, time: Double(i) / 30).report.state) }
+        XCTAssertEqual(states.first, .searching, "the first detection is made on frame 0 and taken on frame 1")
+        XCTAssertTrue(states.dropFirst().allSatisfy { $0 == .detected || $0 == .tracked }, "\(states)")
+        // The camera swings to the wall; the tracker sticks to the wall's texture where the
+        // picture was, and the detector sees nothing.
+        detector.set(nil)
+        let wall = WallScene.frame(quad: q, pictureSeed: nil)
+        let report = try live.process(wall, index: 6, time: 6.0 / 30).report
+        XCTAssertEqual(report.state, .lost)
+        XCTAssertEqual(report.loss, .appearance)
+        XCTAssertNil(report.quad)
+        XCTAssertFalse(report.overlaid)
+        XCTAssertLessThan(try XCTUnwrap(report.score), LiveVerification().minimumScore)
+        XCTAssertEqual(live.harvestEvents().losses, 1)
+    }
+
+    func testShakenPictureIsKeptByTheRealTracker() throws {
+        let detector = ScriptedDetector()
+        let live = try pipeline(tracker: QuadTracker(), detector: detector, carrier: QuadTracker())
+        defer { live.finish() }
+        var states: [LiveState] = []
+        for i in 0..<24 {
+            // Hand shake: a few pixels and a degree, changing every frame.
+            let q = WallScene.quad(dx: 5 * sin(Double(i) * 1.3), dy: 4 * cos(Double(i) * 0.9), degrees: sin(Double(i) * 0.7))
+            detector.set(i == 0 ? q : nil)
+            let report = try live.process(WallScene.frame(quad: q, pictureSeed: 1), index: i, time: Double(i) / 30).report
+            states.append(report.state)
+            if i > 0 {
+                let found = try XCTUnwrap(report.quad, "frame \(i)")
+                let error = zip(found.corners, q.corners).map { $0.distance(to: $1) }.max()!
+                XCTAssertLessThan(error, 1.5, "frame \(i)")
+            }
+            if report.state == .tracked { XCTAssertGreaterThan(try XCTUnwrap(report.score), 0.9) }
+        }
+        XCTAssertEqual(states.first, .searching)
+        XCTAssertTrue(states.dropFirst().allSatisfy { $0 == .detected || $0 == .tracked }, "\(states)")
+        XCTAssertEqual(live.harvestEvents().losses, 0)
+    }
+
+    /// (A detection is made on the frame it is handed and taken on the next one: the scripted
+    /// detector is set one frame ahead.)
+    func testUnconfirmedTrackIsDroppedAndOnlyTheSamePictureIsTakenBack() throws {
+        let tracker = ScriptedTracker(), detector = ScriptedDetector()
+        let live = try pipeline(tracker: tracker, detector: detector)
+        defer { live.finish() }
+        let q = WallScene.quad()
+        let picture = WallScene.frame(quad: q, pictureSeed: 1)
+        func state(_ frame: Image, _ index: Int, _ time: Double) throws -> LiveFrameReport {
+            try live.process(frame, index: index, time: time).report
+        }
+        detector.set(q)
+        XCTAssertEqual(try state(picture, 0, 0).state, .searching)
+        detector.set(nil)
+        XCTAssertEqual(try state(picture, 1, 0.1).state, .detected)
+        // No detection confirms it any more: kept for a second, then let go.
+        XCTAssertEqual(try state(picture, 2, 1.0).state, .tracked)
+        let dropped = try state(picture, 3, 1.2)
+        XCTAssertEqual(dropped.state, .lost)
+        XCTAssertEqual(dropped.loss, .unconfirmed)
+
+        // Another picture elsewhere is not taken while the first is remembered...
+        let elsewhere = WallScene.quad(dx: 30, dy: -20, degrees: 5)
+        let other = WallScene.frame(quad: elsewhere, pictureSeed: 2)
+        detector.set(elsewhere)
+        XCTAssertEqual(try state(other, 4, 1.3).state, .lost)
+        XCTAssertEqual(try state(other, 5, 1.4).state, .lost)
+        // ...the same one is, wherever it is now.
+        detector.set(nil)
+        let back = try state(WallScene.frame(quad: elsewhere, pictureSeed: 1), 6, 2.0)
+        XCTAssertEqual(back.state, .detected)
+        XCTAssertGreaterThan(try XCTUnwrap(back.score), 0.9)
+        XCTAssertEqual(live.harvestEvents().reacquisitions, 1)
+
+        // Once it has been gone for `forgetAfter`, a new picture is taken.
+        tracker.next = nil  // tracking fails
+        XCTAssertEqual(try state(other, 7, 2.1).loss, .tracking)
+        detector.set(elsewhere)
+        XCTAssertEqual(try state(other, 8, 4.0).state, .lost)
+        XCTAssertEqual(try state(other, 9, 5.4).state, .searching, "forgotten \(LiveVerification().forgetAfter) s after the loss")
+        let new = try state(other, 10, 5.5)
+        XCTAssertEqual(new.state, .detected)
+        XCTAssertNil(new.score, "a new picture has no template to be compared with")
+    }
+
+    func testDetectionCutByTheFrameEdgeIsNotTaken() throws {
+        let tracker = ScriptedTracker(), detector = ScriptedDetector()
+        let live = try pipeline(tracker: tracker, detector: detector)
+        defer { live.finish() }
+        // The detector outlines the visible part of a picture that is partly out of view.
+        let cut = Quad(corners: [Point(x: 200, y: 60), Point(x: 319.5, y: 60), Point(x: 319.5, y: 180), Point(x: 200, y: 180)])
+        detector.set(cut)
+        let frame = WallScene.frame(quad: WallScene.quad(dx: 130), pictureSeed: 1)
+        for i in 0..<4 {
+            let report = try live.process(frame, index: i, time: Double(i) / 30).report
+            XCTAssertEqual(report.state, .searching)
+            XCTAssertNil(report.quad)
+        }
+    }
+}
