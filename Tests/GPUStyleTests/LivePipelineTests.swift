@@ -70,3 +70,53 @@ final class LivePipelineTests: XCTestCase {
         XCTAssertNil(fade.image(at: 3, duration: 0.5))
     }
 }
+
+/// `FrameMailbox`: a camera's frames queue up to `realtimeDepth` deep and then push the oldest
+/// out; a file's frames all get through.
+final class FrameMailboxTests: XCTestCase {
+    /// A Y4M stream of `count` 16x16 frames in a pipe whose writing end is closed.
+    private func stream(frames count: Int) throws -> Y4MReader {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        var bytes = Data("YUV4MPEG2 W16 H16 F30:1 C420jpeg\n".utf8)
+        for i in 0..<count {
+            bytes += Data("FRAME\n".utf8)
+            bytes += Data(repeating: UInt8(16 + i), count: 16 * 16 + 2 * 8 * 8)
+        }
+        bytes.withUnsafeBytes { _ = write(fds[1], $0.baseAddress, $0.count) }
+        close(fds[1])
+        return try Y4MReader(fileDescriptor: fds[0])
+    }
+
+    private func drain(_ mailbox: FrameMailbox) -> [Int] {
+        var indices: [Int] = []
+        loop: while true {
+            switch mailbox.next(timeout: 1) {
+            case .frame(_, let index): indices.append(index)
+            case .end, .failed: break loop
+            case .waiting: continue
+            }
+        }
+        return indices
+    }
+
+    func testRealtimeKeepsTheNewestFramesAndCountsTheRest() throws {
+        let mailbox = FrameMailbox(reader: try stream(frames: 10), pace: .realtime)
+        mailbox.start()
+        // Nobody takes frames while the reader reads all ten (a long stall of the frame loop).
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while mailbox.counts.received < 10 && Date() < deadline { usleep(1000) }
+        XCTAssertEqual(drain(mailbox), Array((10 - FrameMailbox.realtimeDepth)..<10))
+        XCTAssertEqual(mailbox.counts.dropped, 10 - FrameMailbox.realtimeDepth)
+        mailbox.close()
+    }
+
+    func testAllPaceHandsOverEveryFrameInOrder() throws {
+        let mailbox = FrameMailbox(reader: try stream(frames: 10), pace: .all)
+        mailbox.start()
+        usleep(20_000)
+        XCTAssertEqual(drain(mailbox), Array(0..<10))
+        XCTAssertEqual(mailbox.counts.dropped, 0)
+        mailbox.close()
+    }
+}
