@@ -10,7 +10,7 @@ set -eu
 out=${1:?usage: tools/make_live_clips.sh OUT_DIR [JOBS]}
 jobs=${2:-2}
 here=$(dirname "$0")
-python3 "$here/make_live_video.py" --script pan --seed 2 --mp4 --jobs "$jobs" --out "$out/pan"
+python3 "$here/make_live_video.py" --script pan --seed 7 --mp4 --jobs "$jobs" --out "$out/pan"
 python3 "$here/make_live_video.py" --script edges --seed 5 --mp4 --jobs "$jobs" --out "$out/edges"
-python3 "$here/make_live_video.py" --script second --seed 7 --mp4 --jobs "$jobs" --out "$out/second"
+python3 "$here/make_live_video.py" --script second --seed 2 --mp4 --jobs "$jobs" --out "$out/second"
 python3 "$here/make_live_video.py" --script lighting --seed 6 --mp4 --jobs "$jobs" --out "$out/lighting"

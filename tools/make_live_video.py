@@ -72,8 +72,10 @@ pan (7 s): fast pans away from the picture and back, twice (corners up to ~2500 
               the left side (gone from ~1.33 s)
     1.5-2.5   on the wall, away from the picture
     2.5-3.0   back (the picture re-enters from the left); 3.0-3.8 hold
-    3.8-4.25  the camera slides 0.45 m left and 0.9 m up: the picture leaves through the bottom
-    4.25-5.25 away; 5.25-5.7 back (re-enters from the bottom); 5.7-7.0 hold
+    3.8-4.25  the camera slides 0.45 m right and 0.9 m down: the picture leaves through the top
+    4.25-5.25 away; 5.25-5.7 back (re-enters from the top); 5.7-7.0 hold
+    (Downwards rather than up: the home and stuff photos have their plain parts, sky and
+    ceiling, at the top; the view away from the picture must be textured.)
 pan-short (3.6 s): the first pan only (1.2 m right, 0.15 m up), for the committed fixture
     Tests/GPUStyleTests/Fixtures/live-pan:
     python3 tools/make_live_video.py --script pan-short --seed 4 --mp4 --out Tests/GPUStyleTests/Fixtures/live-pan
@@ -205,9 +207,9 @@ SCRIPTS = {
     "default": {"seconds": SCRIPT_SECONDS, "keyframes": KEYFRAMES, "hand": HAND_KEYS, "phases": PHASES},
     "pan": {
         "seconds": 7.0,
-        "keyframes": {"lx": [(0, 0), (1.0, 0), (1.5, 1.2), (2.5, 1.2), (3.0, 0), (3.8, 0), (4.25, -0.45),
-                             (5.25, -0.45), (5.7, 0), (7.0, 0)],
-                      "ly": [(0, 0), (3.8, 0), (4.25, -0.9), (5.25, -0.9), (5.7, 0), (7.0, 0)],
+        "keyframes": {"lx": [(0, 0), (1.0, 0), (1.5, 1.2), (2.5, 1.2), (3.0, 0), (3.8, 0), (4.25, 0.45),
+                             (5.25, 0.45), (5.7, 0), (7.0, 0)],
+                      "ly": [(0, 0), (3.8, 0), (4.25, 0.9), (5.25, 0.9), (5.7, 0), (7.0, 0)],
                       "turn_yaw": [(0, 0), (1.0, 0), (1.5, 6), (2.5, 6), (3.0, 0), (7.0, 0)]},
         "phases": [("hold", 0.0, 1.0), ("pan_away", 1.0, 1.5), ("away", 1.5, 2.5), ("pan_back", 2.5, 3.0),
                    ("hold", 3.0, 3.8), ("pan_away", 3.8, 4.25), ("away", 4.25, 5.25), ("pan_back", 5.25, 5.7),
