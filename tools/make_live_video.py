@@ -78,7 +78,7 @@ pan (7 s): fast pans away from the picture and back, twice (corners up to ~2500 
     ceiling, at the top; the view away from the picture must be textured.)
 pan-short (3.6 s): the first pan only (1.2 m right, 0.15 m up), for the committed fixture
     Tests/GPUStyleTests/Fixtures/live-pan:
-    python3 tools/make_live_video.py --script pan-short --seed 4 --mp4 --out Tests/GPUStyleTests/Fixtures/live-pan
+    python3 tools/make_live_video.py --script pan-short --seed 11 --mp4 --crf 21 --out Tests/GPUStyleTests/Fixtures/live-pan
     0.0-1.0 hold, 1.0-1.5 pan away, 1.5-2.5 away (wall), 2.5-3.0 back, 3.0-3.6 hold
 edges (8 s): the picture leaves and re-enters through each side in turn (corners up to ~1600 px/s).
     0.0-0.6   hold
