@@ -30,7 +30,8 @@ One JSON object per line, one line per output frame:
 "quad" is where the overlay was drawn (null: no overlay), corners top-left, top-right,
 bottom-right, bottom-left, in pixels with pixel centres at integer coordinates (the truth's
 convention, see tools/make_live_video.py). Any "state" string is counted; "detected", "tracked",
-"lost" and "searching" also give the losses and re-acquisitions below. An optional boolean
+"lost" and "searching" (and "held", the tracker's state before issue 14) also give the losses and
+re-acquisitions below. An optional boolean
 "overlaid" (whether the stylized image was actually drawn; false while the first one is still
 being made) is reported for information; the scores use "quad". An optional numeric "score" (the
 tracker's appearance-verification score; null or absent when there is none) gives the score
@@ -62,8 +63,8 @@ Scoring
 * Wrong partial overlays: overlays on frames where the picture is only partly in view whose
   corner error (to the whole picture's corners, outside the image included) is over 10 px, e.g.
   a quad shrunk onto the visible part.
-* Losses and re-acquisitions, from the states in log order: "tracked"/"detected" followed by
-  "lost"/"searching" is a loss, "lost" followed by "detected" a re-acquisition. Also reported:
+* Losses and re-acquisitions, from the states in log order: "tracked"/"detected"/"held" followed
+  by "lost"/"searching" is a loss, "lost" followed by "detected" a re-acquisition. Also reported:
   for each return of the picture into full view after it had been gone, the time until the first
   input frame with an overlay within 6 px.
 * Score statistics (for choosing the verification threshold): over the output frames with a
@@ -107,7 +108,7 @@ SECOND_MATCH_PX = 20.0  # an overlay this close to the second picture (and no fi
 PARTIAL_WRONG_PX = 10.0  # an overlay on a partly visible picture further off than this is wrong
 GOOD_PX = 6.0  # the score statistics: an overlay within this is right
 LOST_STATES = {"lost", "searching"}
-HELD_STATES = {"tracked", "detected"}
+HELD_STATES = {"tracked", "detected", "held"}  # "held": main's last quad kept after a failed track
 
 
 class BadInput(Exception):
@@ -344,8 +345,9 @@ def error_stats(results):
 
 
 def transitions(results):
-    """(losses, re-acquisitions) from the log's states in file order: tracked/detected followed by
-    lost/searching is a loss, lost followed by detected a re-acquisition."""
+    """(losses, re-acquisitions) from the log's states in file order: tracked/detected (or held, the
+    state before issue 14) followed by lost/searching is a loss, lost followed by detected a
+    re-acquisition."""
     losses = reacquisitions = 0
     prev = None
     for r in results:
@@ -560,7 +562,7 @@ def print_report(run, s, states, phases, targets, results, verbose, out=sys.stdo
     if s["second_picture_frames"]:
         w(f"second picture: in view on {s['second_picture_frames']} frames; overlays on it "
           f"{s['second_picture_overlays']}\n")
-    w(f"losses (tracked/detected -> lost/searching) {s['losses']}, re-acquisitions (lost -> detected) "
+    w(f"losses (tracked/detected/held -> lost/searching) {s['losses']}, re-acquisitions (lost -> detected) "
       f"{s['reacquisitions']}; back in full view after a loss of view -> first overlay within {GOOD_PX:g} px: "
       + (", ".join("never" if d is None else f"{d:.2f} s" for d in s["reacquire_delays_s"]) or "-") + "\n")
     sc = s["scores"]
