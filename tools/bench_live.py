@@ -3,6 +3,12 @@
 does the overlay's style refresh?
 
     python3 tools/bench_live.py [--gpustyle .build/release/gpustyle] [--video V] [--configs cpu,gpu,...]
+        [--gpustyle OTHER ...] [--rounds 1]
+
+With --gpustyle given more than once (e.g. main's build and a branch's), each configuration is run
+with each binary in turn, --rounds times (A B A B ...), so that both are measured in one run under
+the same machine load; the rows are labelled with the binary's position (#1, #2) and the
+binaries are listed first.
 
 Each configuration plays the committed synthetic clip (Tests/GPUStyleTests/Fixtures/live/
 video.mp4, 10 s, 640x480, 30 fps) through `ffmpeg -re` (frames arrive at 30 fps, as from a
@@ -65,16 +71,25 @@ def run(gpustyle, video, arguments, scale):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--gpustyle", default=os.path.join(HERE, "..", ".build", "release", "gpustyle"))
+    parser.add_argument("--gpustyle", action="append",
+                        help="binary (default .build/release/gpustyle); repeat to compare binaries in one run")
     parser.add_argument("--video", default=VIDEO)
     parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each configuration and binary (default 1)")
     args = parser.parse_args()
+    binaries = args.gpustyle or [os.path.join(HERE, "..", ".build", "release", "gpustyle")]
+    if len(binaries) > 1:
+        for k, b in enumerate(binaries, 1):
+            print(f"#{k}: {b}")
     print(f"{'config':14} {'fps in':>6} {'out':>6} {'dropped':>7} {'refresh/s':>9} {'frame ms first/last':>20} "
           f"{'detect ms':>9} {'stylize ms':>10}")
-    for name in args.configs.split(","):
-        arguments, scale = CONFIGS[name]
+    runs = [(name, k, b) for name in args.configs.split(",") for _ in range(args.rounds)
+            for k, b in enumerate(binaries, 1)]
+    for config, k, binary in runs:
+        arguments, scale = CONFIGS[config]
+        name = f"{config} #{k}" if len(binaries) > 1 else config
         try:
-            seconds, summary = run(args.gpustyle, args.video, arguments, scale)
+            seconds, summary = run(binary, args.video, arguments, scale)
         except RuntimeError as error:
             print(f"{name:14} failed: {error}")
             continue

@@ -12,9 +12,10 @@ backgrounds, perspective warping and sub-pixel-exact compositing it reuses; the 
 picture, starry_night, comes from Debian's opencv-doc), plus ffmpeg with libx264 for --mp4. No
 OpenCV: the ground truth must not come from the kind of code under test.
 
-    python3 tools/make_live_video.py --out DIR [--seconds 10] [--fps 30] [--width 640]
-        [--height 480] [--seed 1] [--mp4] [--crf 18] [--jobs N] [--picture NAME]
-        [--background NAME] [--shutter 0.5] [--noise 0.01] [--background-depth 1.2]
+    python3 tools/make_live_video.py --out DIR [--script default] [--seconds 10] [--fps 30]
+        [--width 640] [--height 480] [--seed 1] [--mp4] [--crf 18] [--jobs N] [--picture NAME]
+        [--picture2 NAME] [--background NAME] [--shutter 0.5] [--noise 0.01]
+        [--background-depth 1.2] [--truth-only]
 
 writes DIR/video.y4m (or, with --mp4, DIR/video.mp4: H.264 made by piping the frames to ffmpeg)
 and DIR/truth.json. The committed fixture was made with
@@ -53,6 +54,57 @@ of yaw, pitch and roll and 2 mm of translation). Times are in seconds; steps ove
 
 (The times and sizes are for the committed clip, seed 1; other seeds change the hand shake, the
 photos and the picture's height a little.)
+
+Other scripts (--script NAME; issue 14's evaluation clips)
+--------------------------------------------------------
+Same camera, picture, shake and rendering; the camera starts 1.0 m in front of the picture. The
+default length is the script's own (--seconds time-scales it). pan, pan-short, edges and second
+put the background on the wall (--background-depth 0.02: the frame stands 2 cm off it) and pick
+it from the textured brick, home and stuff (brick is synthesized from skimage's photo; home and
+stuff are OpenCV sample photos of rooms), so the view away from the picture is full of edges.
+truth.json's params then also hold "script" and "max_corner_speed_px_s" (the largest speed of a
+picture corner at a frame's centre time over the frames in which the picture is at least partly
+in view); the default script's truth has neither and stays byte-identical.
+
+pan (7 s): fast pans away from the picture and back, twice (corners up to ~2500 px/s).
+    0.0-1.0   hold
+    1.0-1.5   the camera slides 1.2 m right and turns 6 degrees right: the picture leaves through
+              the left side (gone from ~1.33 s)
+    1.5-2.5   on the wall, away from the picture
+    2.5-3.0   back (the picture re-enters from the left); 3.0-3.8 hold
+    3.8-4.25  the camera slides 0.45 m right and 0.9 m down: the picture leaves through the top
+    4.25-5.25 away; 5.25-5.7 back (re-enters from the top); 5.7-7.0 hold
+    (Downwards rather than up: the home and stuff photos have their plain parts, sky and
+    ceiling, at the top; the view away from the picture must be textured.)
+pan-short (3.6 s): the first pan only (1.2 m right, 0.15 m up), for the committed fixture
+    Tests/GPUStyleTests/Fixtures/live-pan:
+    python3 tools/make_live_video.py --script pan-short --seed 11 --mp4 --crf 21 --out Tests/GPUStyleTests/Fixtures/live-pan
+    0.0-1.0 hold, 1.0-1.5 pan away, 1.5-2.5 away (wall), 2.5-3.0 back, 3.0-3.6 hold
+edges (8 s): the picture leaves and re-enters through each side in turn (corners up to ~1600 px/s).
+    0.0-0.6   hold
+    0.6-1.8   out through the left side (camera 1.0 m right) and back; 1.8-2.1 hold
+    2.1-3.3   out through the top (camera 0.8 m down) and back; 3.3-3.6 hold
+    3.6-5.0   half out through the right side (camera 0.62 m left; the picture's centre on the
+              image's right edge), held there for 1 s
+    5.0-6.0   on out through the right side (camera 1.0 m left) and back; 6.0-6.3 hold
+    6.3-7.5   out through the bottom (camera 0.8 m up) and back; 7.5-8.0 hold
+second (7.5 s): a second framed picture (another photo, same kind of frame: dark or dark with a
+    light matte as the first; width within 8 % and height/width within 7 % of the first's) hangs
+    on the same wall, its centre 1.0 m right of and 0.05 m below the first's (--picture2 picks the
+    photo). The camera pans to it, holds, and comes back, twice; the first picture is out of view
+    for about 1.4 s each time, the second fully in view for about 1.6 s.
+    0.0-1.0 hold on the first; 1.0-1.7 pan to the second; 1.7-2.9 on the second; 2.9-3.6 back;
+    3.6-4.5 hold; 4.5-5.1 to the second; 5.1-6.3 on it; 6.3-6.9 back; 6.9-7.5 hold
+    Each frame's truth also has "quad2" (the second picture's corners, null when it is entirely
+    out of view) and "visible2" (all four inside).
+lighting (6 s): slow sway (a few cm, roll +5/-3 degrees, distance 1.0-0.9 m) under changing light,
+    applied in linear light after the vignette and before the noise: the light level goes from 1
+    to 0.45 (1.0-2.0 s), stays (2.0-3.0 s) and comes back (3.0-4.0 s); a soft shadow band (a
+    raised cosine 0.44 of the image width wide, leaning 20 degrees, darkening by up to 55 %)
+    crosses the image left to right from 2.3 to 5.9 s. Each frame's truth also has "light" (the
+    global level). Phases: hold, dimming, dim, brightening, shadow.
+All five: seeds chosen by tools/make_live_clips.sh (it writes the evaluation clips' exact
+commands); --truth-only writes truth.json without rendering (a second or so), to try out a script.
 
 Truth timestamps are frame centres: frame i is the exposure centred on t = i / fps. Motion blur
 comes from rendering each frame as the mean (in linear light) of sub-frames spread over the
@@ -144,6 +196,69 @@ PICTURE_CHOICES = ["astronaut", "chelsea", "coffee", "rocket", "starry_night", "
 BACKGROUND_CHOICES = ["home", "stuff", "plaster:gravel", "brick", "coffee", "chelsea", "rocket"]
 SKIN_TONES = [(0.87, 0.67, 0.55), (0.78, 0.57, 0.44), (0.60, 0.42, 0.31), (0.92, 0.74, 0.64)]
 
+# Other motion scripts (--script; see the docstring). Each: length (script seconds), camera
+# keyframes (channels not given stay 0, dist 1.0), the hand (None: no hand), phases, and what else
+# the scene holds. A pan's keyframes hold still before and after it, so PCHIP gives it a smooth
+# start and stop with a peak speed of 1.5x its mean.
+WALL_DEPTH = 0.02  # background "on the wall": the frame stands 2 cm off it
+TEXTURED = ["brick", "home", "stuff"]
+
+SCRIPTS = {
+    "default": {"seconds": SCRIPT_SECONDS, "keyframes": KEYFRAMES, "hand": HAND_KEYS, "phases": PHASES},
+    "pan": {
+        "seconds": 7.0,
+        "keyframes": {"lx": [(0, 0), (1.0, 0), (1.5, 1.2), (2.5, 1.2), (3.0, 0), (3.8, 0), (4.25, 0.45),
+                             (5.25, 0.45), (5.7, 0), (7.0, 0)],
+                      "ly": [(0, 0), (3.8, 0), (4.25, 0.9), (5.25, 0.9), (5.7, 0), (7.0, 0)],
+                      "turn_yaw": [(0, 0), (1.0, 0), (1.5, 6), (2.5, 6), (3.0, 0), (7.0, 0)]},
+        "phases": [("hold", 0.0, 1.0), ("pan_away", 1.0, 1.5), ("away", 1.5, 2.5), ("pan_back", 2.5, 3.0),
+                   ("hold", 3.0, 3.8), ("pan_away", 3.8, 4.25), ("away", 4.25, 5.25), ("pan_back", 5.25, 5.7),
+                   ("hold", 5.7, 7.0)],
+        "background_depth": WALL_DEPTH, "backgrounds": TEXTURED},
+    "pan-short": {
+        "seconds": 3.6,
+        "keyframes": {"lx": [(0, 0), (1.0, 0), (1.5, 1.2), (2.5, 1.2), (3.0, 0), (3.6, 0)],
+                      "ly": [(0, 0), (1.0, 0), (1.5, -0.15), (2.5, -0.15), (3.0, 0), (3.6, 0)],
+                      "turn_yaw": [(0, 0), (1.0, 0), (1.5, 6), (2.5, 6), (3.0, 0), (3.6, 0)]},
+        "phases": [("hold", 0.0, 1.0), ("pan_away", 1.0, 1.5), ("away", 1.5, 2.5), ("pan_back", 2.5, 3.0),
+                   ("hold", 3.0, 3.6)],
+        "background_depth": WALL_DEPTH, "backgrounds": TEXTURED},
+    "edges": {
+        "seconds": 8.0,
+        "keyframes": {"lx": [(0, 0), (0.6, 0), (1.1, 1.0), (1.3, 1.0), (1.8, 0), (3.6, 0), (4.0, -0.62),
+                             (5.0, -0.62), (5.3, -1.0), (5.5, -1.0), (6.0, 0), (8.0, 0)],
+                      "ly": [(0, 0), (2.1, 0), (2.6, 0.8), (2.8, 0.8), (3.3, 0), (6.3, 0), (6.8, -0.8),
+                             (7.0, -0.8), (7.5, 0), (8.0, 0)]},
+        "phases": [("hold", 0.0, 0.6), ("out_left", 0.6, 1.8), ("hold", 1.8, 2.1), ("out_top", 2.1, 3.3),
+                   ("hold", 3.3, 3.6), ("half_right", 3.6, 5.0), ("out_right", 5.0, 6.0), ("hold", 6.0, 6.3),
+                   ("out_bottom", 6.3, 7.5), ("hold", 7.5, 8.0)],
+        "background_depth": WALL_DEPTH, "backgrounds": TEXTURED},
+    "second": {
+        "seconds": 7.5,
+        "keyframes": {"lx": [(0, 0), (1.0, 0), (1.7, 1.0), (2.9, 1.0), (3.6, 0), (4.5, 0), (5.1, 1.0),
+                             (6.3, 1.0), (6.9, 0), (7.5, 0)],
+                      "ly": [(0, 0), (1.0, 0), (1.7, 0.05), (2.9, 0.05), (3.6, 0), (4.5, 0), (5.1, 0.05),
+                             (6.3, 0.05), (6.9, 0), (7.5, 0)]},
+        "phases": [("hold", 0.0, 1.0), ("to_second", 1.0, 1.7), ("on_second", 1.7, 2.9), ("back", 2.9, 3.6),
+                   ("hold", 3.6, 4.5), ("to_second", 4.5, 5.1), ("on_second", 5.1, 6.3), ("back", 6.3, 6.9),
+                   ("hold", 6.9, 7.5)],
+        "second_at": (1.0, 0.05),  # the second picture's centre on the wall (m)
+        "background_depth": WALL_DEPTH, "backgrounds": TEXTURED},
+    "lighting": {
+        "seconds": 6.0,
+        "keyframes": {"lx": [(0, 0), (1.5, 0.06), (3.0, -0.05), (4.5, 0.04), (6.0, 0)],
+                      "ly": [(0, 0), (2.0, 0.03), (4.0, -0.03), (6.0, 0)],
+                      "roll": [(0, 0), (2.5, 5), (5.0, -3), (6.0, 0)],
+                      "dist": [(0, 1.0), (3.0, 0.9), (6.0, 1.0)]},
+        "phases": [("hold", 0.0, 1.0), ("dimming", 1.0, 2.0), ("dim", 2.0, 3.0), ("brightening", 3.0, 4.0),
+                   ("shadow", 4.0, 6.0)],
+        # global light level (linear) and a soft shadow band crossing the image (its centre as a
+        # fraction of the width; outside the times given it is off screen)
+        "light": [(0, 1.0), (1.0, 1.0), (2.0, 0.45), (3.0, 0.45), (4.0, 1.0), (6.0, 1.0)],
+        "shadow": [(2.3, -0.4), (5.9, 1.4)], "shadow_depth": 0.55, "shadow_width": 0.22,
+        "backgrounds": BACKGROUND_CHOICES},
+}
+
 
 # --- camera --------------------------------------------------------------------------------------
 
@@ -168,15 +283,20 @@ def rot_z(deg):
 class Motion:
     """The camera's pose as a smooth function of script time: keyframes plus hand shake."""
 
-    def __init__(self, rng):
-        self.splines = {k: PchipInterpolator([t for t, _ in v], [x for _, x in v]) for k, v in KEYFRAMES.items()}
+    def __init__(self, rng, script=None):
+        script = script or SCRIPTS["default"]
+        self.length = script["seconds"]
+        keys = {k: [(0, 1.0 if k == "dist" else 0.0), (self.length, 1.0 if k == "dist" else 0.0)]
+                for k in KEYFRAMES}
+        keys.update(script["keyframes"])
+        self.splines = {k: PchipInterpolator([t for t, _ in v], [x for _, x in v]) for k, v in keys.items()}
         # shake: per channel, 3 sinusoids (frequency Hz, amplitude, phase)
         amp = {"turn_yaw": 0.25, "turn_pitch": 0.25, "roll": 0.25, "lx": 0.002, "ly": 0.002}
         self.shake = {k: [(rng.uniform(0.6, 3.0), a * rng.uniform(0.3, 0.7), rng.uniform(0, 2 * math.pi))
                           for _ in range(3)] for k, a in amp.items()}
 
     def params(self, s):
-        s = min(max(s, 0.0), SCRIPT_SECONDS)
+        s = min(max(s, 0.0), self.length)
         p = {k: float(f(s)) for k, f in self.splines.items()}
         for k, waves in self.shake.items():
             p[k] += sum(a * math.sin(2 * math.pi * fr * s + ph) for fr, a, ph in waves)
@@ -202,14 +322,16 @@ def plane_homography(K, R, C, depth):
     return K @ np.stack([R[:, 0], R[:, 1], depth * R[:, 2] - R @ C], axis=1)
 
 
-def hand_pose(s, W, H):
+def hand_pose(s, W, H, keys=HAND_KEYS):
     """(wrist [x, y] px, finger direction angle deg) at script time s, or None when no hand."""
-    ts = [k[0] for k in HAND_KEYS]
+    if not keys:
+        return None
+    ts = [k[0] for k in keys]
     if s < ts[0] or s > ts[-1]:
         return None
-    x = float(PchipInterpolator(ts, [k[1] for k in HAND_KEYS])(s)) * W
-    y = float(PchipInterpolator(ts, [k[2] for k in HAND_KEYS])(s)) * H
-    ang = float(PchipInterpolator(ts, [k[3] for k in HAND_KEYS])(s))
+    x = float(PchipInterpolator(ts, [k[1] for k in keys])(s)) * W
+    y = float(PchipInterpolator(ts, [k[2] for k in keys])(s)) * H
+    ang = float(PchipInterpolator(ts, [k[3] for k in keys])(s))
     return np.array([x, y]), ang
 
 
@@ -253,19 +375,22 @@ class Scene:
 
     def __init__(self, args):
         self.W, self.H, self.fps = args.width, args.height, args.fps
+        self.script_name = args.script
+        self.script = SCRIPTS[args.script]
         self.frames = int(round(args.seconds * args.fps))
-        self.time_scale = SCRIPT_SECONDS / args.seconds  # script seconds per clip second
+        self.time_scale = self.script["seconds"] / args.seconds  # script seconds per clip second
         self.shutter = args.shutter
         self.noise = args.noise
         self.seed = args.seed
-        self.bg_depth = args.background_depth
+        self.bg_depth = (args.background_depth if args.background_depth is not None
+                         else self.script.get("background_depth", 1.2))
         rng = np.random.default_rng([args.seed, 0])
-        self.motion = Motion(rng)
+        self.motion = Motion(rng, self.script)
         f = (self.H / 2) / math.tan(math.radians(VFOV_DEG) / 2)
         self.K = np.array([[f, 0, (self.W - 1) / 2], [0, f, (self.H - 1) / 2], [0, 0, 1]])
 
         self.picture = args.picture or PICTURE_CHOICES[int(rng.integers(len(PICTURE_CHOICES)))]
-        bgs = [b for b in BACKGROUND_CHOICES if b != self.picture]
+        bgs = [b for b in self.script.get("backgrounds", BACKGROUND_CHOICES) if b != self.picture]
         self.background = args.background or bgs[int(rng.integers(len(bgs)))]
         aspect = rng.uniform(0.66, 0.8)  # height / width
         self.pic_w, self.pic_h = PICTURE_WIDTH_M, PICTURE_WIDTH_M * aspect
@@ -274,11 +399,32 @@ class Scene:
                                                                           "dark", rng)
         self.skin = scenes.srgb_to_linear(np.clip(np.array(SKIN_TONES[int(rng.integers(len(SKIN_TONES)))])
                                                   + rng.normal(0, 0.02, 3), 0, 1))
+        self.second = None
+        if "second_at" in self.script:
+            self._make_second(args)
         self._make_background(rng)
         yy, xx = np.mgrid[0:self.H, 0:self.W].astype(np.float64)
         self.grid = (xx.ravel(), yy.ravel())
         r2 = ((xx - (self.W - 1) / 2) ** 2 + (yy - (self.H - 1) / 2) ** 2) / ((self.W / 2) ** 2 + (self.H / 2) ** 2)
         self.vignette = (1 - 0.25 * r2).astype(np.float32)[..., None]
+
+    def _make_second(self, args):
+        """The "second" script's other picture: another photo in the same kind of frame, about the
+        same size, centred at script["second_at"] on the picture's plane. Its own random stream,
+        so the first picture and the camera are what the same seed gives in the other scripts."""
+        rng = np.random.default_rng([args.seed, 7])
+        names = [n for n in PICTURE_CHOICES if n not in (self.picture, self.background)]
+        self.picture2 = args.picture2 or names[int(rng.integers(len(names)))]
+        aspect = self.pic_h / self.pic_w * rng.uniform(0.93, 1.07)
+        self.pic2_w, self.pic2_h = self.pic_w * rng.uniform(0.92, 1.08), None
+        self.pic2_h = self.pic2_w * aspect
+        long_px = int(1.5 * self.K[0, 0] * self.pic2_w / 0.68)
+        for _ in range(50):  # same frame style (dark, or dark with a light matte) as the first
+            tex, _inner, info = scenes.make_object_texture(self.picture2, 1 / aspect, long_px, "dark", rng)
+            if info["frame"] == self.frame_info["frame"]:
+                break
+        self.pic2_tex, self.frame2_info = tex, info
+        self.second = np.array(self.script["second_at"], np.float64)
 
     def _make_background(self, rng):
         """A texture on the plane z = bg_depth covering everything the camera sees in the clip."""
@@ -312,8 +458,44 @@ class Scene:
         w, h = self.pic_w / 2, self.pic_h / 2
         return scenes.apply_h(plane_homography(self.K, R, C, 0.0), [(-w, -h), (w, -h), (w, h), (-w, h)])
 
+    def quad2(self, t):
+        """The second picture's corners (the "second" script), else None."""
+        if self.second is None:
+            return None
+        R, C = self.pose(t)
+        w, h = self.pic2_w / 2, self.pic2_h / 2
+        x, y = self.second
+        return scenes.apply_h(plane_homography(self.K, R, C, 0.0),
+                              [(x - w, y - h), (x + w, y - h), (x + w, y + h), (x - w, y + h)])
+
+    def light(self, t):
+        """Linear-light gain image [H, W, 1] at time t (the "lighting" script), else None: a global
+        level times a soft shadow band crossing the image."""
+        if "light" not in self.script:
+            return None
+        s = t * self.time_scale
+        level = self.light_level(t)
+        (s0, c0), (s1, c1) = self.script["shadow"]
+        gain = np.full((self.H, self.W), level, np.float32)
+        if s0 <= s <= s1:
+            centre = (c0 + (c1 - c0) * (s - s0) / (s1 - s0)) * self.W
+            yy, xx = np.mgrid[0:self.H, 0:self.W].astype(np.float32)
+            # the band leans 20 degrees; its profile is a raised cosine of full width shadow_width * W * 2
+            d = (xx - centre) * math.cos(math.radians(20)) + (yy - self.H / 2) * math.sin(math.radians(20))
+            half = self.script["shadow_width"] * self.W
+            band = np.where(np.abs(d) < half, 0.5 + 0.5 * np.cos(np.pi * np.clip(d / half, -1, 1)), 0.0)
+            gain *= (1 - self.script["shadow_depth"] * band).astype(np.float32)
+        return gain[..., None]
+
+    def light_level(self, t):
+        keys = self.script.get("light")
+        if not keys:
+            return None
+        s = min(max(t * self.time_scale, keys[0][0]), keys[-1][0])
+        return float(PchipInterpolator([k[0] for k in keys], [k[1] for k in keys])(s))
+
     def hand(self, t):
-        hp = hand_pose(t * self.time_scale, self.W, self.H)
+        hp = hand_pose(t * self.time_scale, self.W, self.H, self.script.get("hand"))
         return None if hp is None else hand_shape(hp[0], hp[1], self.H)
 
     def motion_px(self, t0, t1):
@@ -321,6 +503,8 @@ class Scene:
         picture corner or of the hand, and half that of the background (softer than the rest,
         so it needs half the sub-frames)."""
         d = float(np.max(np.hypot(*(self.quad(t1) - self.quad(t0)).T)))
+        if self.second is not None:
+            d = max(d, float(np.max(np.hypot(*(self.quad2(t1) - self.quad2(t0)).T))))
         probe = np.array([[0, 0], [self.W - 1, 0], [self.W - 1, self.H - 1], [0, self.H - 1],
                           [(self.W - 1) / 2, (self.H - 1) / 2]], np.float64)
         R0, C0 = self.pose(t0)
@@ -328,8 +512,8 @@ class Scene:
         on_wall = scenes.apply_h(np.linalg.inv(plane_homography(self.K, R0, C0, self.bg_depth)), probe)
         moved = scenes.apply_h(plane_homography(self.K, R1, C1, self.bg_depth), on_wall)
         d = max(d, 0.5 * float(np.max(np.hypot(*(moved - probe).T))))
-        h0 = hand_pose(t0 * self.time_scale, self.W, self.H)
-        h1 = hand_pose(t1 * self.time_scale, self.W, self.H)
+        h0 = hand_pose(t0 * self.time_scale, self.W, self.H, self.script.get("hand"))
+        h1 = hand_pose(t1 * self.time_scale, self.W, self.H, self.script.get("hand"))
         if h0 and h1:
             d = max(d, float(np.hypot(*(h1[0] - h0[0]))) + math.radians(abs(h1[1] - h0[1])) * 0.45 * self.H)
         return d
@@ -350,6 +534,10 @@ class Scene:
         q = self.quad(t)
         if clipped_area(q, self.W, self.H) > 0:
             scenes.render_quad(img, q, self.pic_tex, ss=ss)
+        if self.second is not None:
+            q2 = self.quad2(t)
+            if clipped_area(q2, self.W, self.H) > 0:
+                scenes.render_quad(img, q2, self.pic2_tex, ss=ss)
         hand = self.hand(t)
         if hand is not None:
             mask = scenes.supersampled_mask(self.W, self.H, hand[0], 2, hand[1])
@@ -378,15 +566,42 @@ class Scene:
             tk = t + exposure * ((k + 0.5) / n - 0.5) if n > 1 else t
             acc += self.render_instant(tk, ss=2 if n < 4 else 1)
         img = (acc / n).astype(np.float32) * self.vignette
+        light = self.light(t)
+        if light is not None:  # in linear light, before the noise
+            img = img * light
         srgb = scenes.linear_to_srgb(img)
         srgb = sensor_noise(srgb, self.noise, np.random.default_rng([self.seed, i, 5]))
+        return scenes.to_u8(srgb), self.truth_frame(i)
+
+    def truth_frame(self, i):
+        """Frame i's truth entry."""
+        t = i / self.fps
+        exposure = self.shutter / self.fps
         q = self.quad(t)
         corners_blur = float(np.max(np.hypot(*(self.quad(t + exposure / 2) - self.quad(t - exposure / 2)).T)))
         entry = truth_entry(i, q, self.W, self.H)
         entry["occluded"] = round(self.occluded_share(t, q), 4) if entry["quad"] is not None else 0.0
-        entry["phase"] = "gone" if entry["quad"] is None else phase_at(t * self.time_scale)
+        entry["phase"] = "gone" if entry["quad"] is None else phase_at(t * self.time_scale, self.script["phases"])
         entry["blur_px"] = round(corners_blur, 2)
-        return scenes.to_u8(srgb), entry
+        if self.second is not None:
+            e2 = truth_entry(i, self.quad2(t), self.W, self.H)
+            entry["quad2"], entry["visible2"] = e2["quad"], e2["visible"]
+        if "light" in self.script:
+            entry["light"] = round(self.light_level(t), 4)
+        return entry
+
+
+def max_corner_speed(scene, frames):
+    """The largest speed (px/s) of a picture corner at a frame's centre time, over the frames in
+    which the picture is at least partly in view (numerical derivative of the exact corners)."""
+    h = 1e-3
+    best = 0.0
+    for e in frames:
+        if e["quad"] is None:
+            continue
+        t = e["frame"] / scene.fps
+        best = max(best, float(np.max(np.hypot(*(scene.quad(t + h) - scene.quad(t - h)).T))) / (2 * h))
+    return best
 
 
 def sensor_noise(srgb, sigma, rng):
@@ -413,11 +628,11 @@ def truth_entry(i, q, W, H):
     return {"frame": i, "quad": scenes.rounded(q), "visible": inside}
 
 
-def phase_at(s):
-    for name, a, b in PHASES:
+def phase_at(s, phases=PHASES):
+    for name, a, b in phases:
         if a <= s < b:
             return name
-    return PHASES[-1][0]
+    return phases[-1][0]
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -506,8 +721,10 @@ def dump_truth(truth):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="output folder")
-    ap.add_argument("--seconds", type=float, default=SCRIPT_SECONDS,
-                    help="length (default 10; the script is time-scaled)")
+    ap.add_argument("--script", default="default", choices=list(SCRIPTS),
+                    help="motion script (default: the committed clip's; see the docstring)")
+    ap.add_argument("--seconds", type=float,
+                    help="length (default: the script's, 10 s for the default; the script is time-scaled)")
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--width", type=int, default=640)
     ap.add_argument("--height", type=int, default=480)
@@ -516,14 +733,20 @@ def main(argv=None):
     ap.add_argument("--crf", type=int, default=18, help="x264 quality for --mp4 (default 18)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="rendering processes (default: all cores)")
     ap.add_argument("--picture", choices=sorted(scenes.SOURCES), help="photo in the frame (default: from the seed)")
+    ap.add_argument("--picture2", choices=sorted(scenes.SOURCES),
+                    help="the second picture's photo (--script second; default: from the seed)")
     ap.add_argument("--background", choices=sorted(set(scenes.BACKGROUNDS) | set(BACKGROUND_CHOICES)),
                     help="what is behind it (default: from the seed)")
     ap.add_argument("--shutter", type=float, default=0.5,
                     help="exposure as a fraction of the frame interval (default 0.5)")
     ap.add_argument("--noise", type=float, default=0.01, help="sensor noise sigma (default 0.01; 0 = none)")
-    ap.add_argument("--background-depth", type=float, default=1.2,
-                    help="distance (m) from the picture back to the background plane (default 1.2; 0 = on the wall)")
+    ap.add_argument("--background-depth", type=float,
+                    help="distance (m) from the picture back to the background plane (default 1.2; 0.02 for "
+                         "the pan, pan-short, edges and second scripts; 0 = on the wall)")
+    ap.add_argument("--truth-only", action="store_true", help="write truth.json only, render no video (quick)")
     args = ap.parse_args(argv)
+    if args.seconds is None:
+        args.seconds = SCRIPTS[args.script]["seconds"]
     if args.seconds <= 0 or args.fps <= 0 or args.width < 16 or args.height < 16 or args.width % 2 or args.height % 2:
         ap.error("need positive --seconds/--fps and even --width/--height >= 16")
 
@@ -532,7 +755,10 @@ def main(argv=None):
     _SCENE = scene = Scene(args)
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "video.mp4" if args.mp4 else "video.y4m")
-    if args.mp4:
+    if args.truth_only:
+        path = os.devnull
+        writer = None
+    elif args.mp4:
         writer = FFmpegWriter(path, scene.W, scene.H, scene.fps, args.crf)
     else:
         writer = Y4MWriter(path, scene.W, scene.H, scene.fps)
@@ -541,9 +767,13 @@ def main(argv=None):
     frames = []
     pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
     try:
-        results = pool.imap(_render, range(scene.frames)) if pool else map(_render, range(scene.frames))
+        if args.truth_only:
+            results = ((None, scene.truth_frame(i)) for i in range(scene.frames))
+        else:
+            results = pool.imap(_render, range(scene.frames)) if pool else map(_render, range(scene.frames))
         for u8, entry in results:
-            writer.write(u8)
+            if writer:
+                writer.write(u8)
             frames.append(entry)
             if entry["frame"] % 30 == 0:
                 print(f"  frame {entry['frame']:4d}  {entry['phase']:11s} {time.time() - t0:6.1f} s", file=sys.stderr)
@@ -551,7 +781,7 @@ def main(argv=None):
         if pool:
             pool.close()
             pool.join()
-    if writer.close() != 0:
+    if writer and writer.close() != 0:
         sys.exit("error: ffmpeg failed")
 
     truth = {
@@ -565,11 +795,19 @@ def main(argv=None):
                    "shutter": args.shutter, "noise_sigma": args.noise, "time_scale": scene.time_scale,
                    "video": "mp4 libx264 crf %d" % args.crf if args.mp4 else "y4m"},
         "sources": {n: scenes.SOURCES[n.split(":")[-1] if n.startswith("plaster:") else n][1]
-                    for n in (scene.picture, scene.background)},
+                    for n in (scene.picture, scene.background) + ((scene.picture2,) if scene.second is not None else ())},
         "conventions": "pixels, origin top-left, pixel centres at integers; corners TL, TR, BR, BL of the "
                        "frame's outer edge at the frame's centre time; visible = all four corners inside the "
                        "image; quad null = entirely outside; occluded = share of the quad hidden by the hand",
     }
+    if args.script != "default":  # (the default's truth stays byte-identical to the committed one)
+        extra = {"script": args.script,
+                 "max_corner_speed_px_s": round(max_corner_speed(scene, frames), 1)}
+        if scene.second is not None:
+            extra.update(picture2=scene.picture2, frame2=scene.frame2_info["frame"],
+                         picture2_size_m=[round(scene.pic2_w, 4), round(scene.pic2_h, 4)],
+                         picture2_centre_m=[float(v) for v in scene.second])
+        truth["params"] = {**extra, **truth["params"]}
     with open(os.path.join(args.out, "truth.json"), "w") as f:
         f.write(dump_truth(truth))
     n_vis = sum(e["visible"] for e in frames)
