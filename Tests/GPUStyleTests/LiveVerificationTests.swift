@@ -134,14 +134,15 @@ final class LiveStateTests: XCTestCase {
         func detect(_ frame: Image) -> Quad? { lock.withLock { found } }
     }
 
-    private func pipeline(tracker: QuadTracking, detector: ScriptedDetector, carrier: QuadTracking = CarryAsIs()) throws -> LivePipeline {
+    private func pipeline(tracker: QuadTracking, detector: ScriptedDetector, carrier: QuadTracking = CarryAsIs(),
+                          scene: QuadTracking = ScriptedTracker()) throws -> LivePipeline {
         let model = try Self.model.get()
         var options = LiveOptions(mix: try StyleMix(style: 1))
         options.lockstep = true
         options.stylizeSide = 64
         return LivePipeline(options: options, stylizer: Stylizer(model: model, backend: CPUBackend(weights: model.convolutions)),
                             detectionWorker: DetectionWorker(detect: { detector.detect($0) }),
-                            tracker: tracker, carrier: carrier)
+                            tracker: tracker, carrier: carrier, scene: scene)
     }
 
     /// Carries a detection to the current frame unchanged (the scripted scenes do not move

@@ -2,18 +2,23 @@
 /// detection confirmed recently. Drawing something wrong is worse than drawing nothing.
 public struct LiveVerification: Sendable {
     /// A tracked quad whose `PictureTemplate` score is below this is lost on that very frame.
-    public var minimumScore = 0.5
+    public var minimumScore = 0.6
     /// A detection made while the picture is lost is the same picture when its score against
     /// the template is at least this (re-identification).
-    public var reidentifyScore = 0.5
+    public var reidentifyScore = 0.8
     /// A detection replaces the tracked quad only when its score is at least the track's minus this.
-    public var scoreMargin = 0.05
+    public var scoreMargin = 0.1
     /// The template is taken anew from a detection that scored at least this against it (the
     /// same picture, well aligned: the template follows slow changes of light and view, and a
     /// detector's error does not become the reference).
     public var refreshScore = 0.9
     /// A track that no detection has confirmed for this long (seconds) is dropped.
     public var confirmationTimeout = 1.0
+    /// A picture coming back into view is taken back from its coasting quad (`CoastingQuad`)
+    /// once this share of it is in view and it scores `reidentifyScore`...
+    public var recoveryVisibleShare = 0.5
+    /// ...and a detection must confirm it within this many seconds.
+    public var recoveryConfirmation = 0.5
     /// Seconds after a loss during which only the same picture is taken back; after that the
     /// template is forgotten and the next detection starts a new picture.
     public var forgetAfter = 3.0
