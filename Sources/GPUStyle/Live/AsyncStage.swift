@@ -73,6 +73,16 @@ public final class AsyncStage<Job: Sendable, Output: Sendable>: @unchecked Senda
         condition.withLock { while busy { condition.wait() } }
     }
 
+    /// Waits at most `timeout` seconds for the job in flight; whether the stage is idle.
+    @discardableResult
+    public func waitUntilIdle(timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return condition.withLock {
+            while busy { if !condition.wait(until: deadline) { break } }
+            return !busy
+        }
+    }
+
     /// The newest finished result, once.
     public func take() -> Output? {
         condition.withLock {

@@ -31,6 +31,22 @@ public final class LivePipeline {
     /// found again from (`relocate`).
     private var reference: (frame: Image, quad: Quad)?
     private let referenceWarper = CPUPerspectiveWarper()
+    /// Tracks the picture from its warped reference frame into the current one (`relocate`).
+    private let relocator = QuadTracker(options: LivePipeline.relocatorOptions)
+
+    /// The relocating tracker's settings: the picture usually comes back during a fast pan,
+    /// blurred, and the warped reference frame is sharp: the default point checks (correlation
+    /// 0.8 frame to frame, 0.9 against the key frame) kept too few points on the frames where
+    /// it came back (10-20 of 60). The template check and a detection within
+    /// `recoveryConfirmation` still decide.
+    static var relocatorOptions: QuadTrackerOptions {
+        var options = QuadTrackerOptions()
+        options.minimumCorrelation = 0.5
+        options.minimumKeyCorrelation = 0.6
+        options.forwardBackwardLimit = 1.0
+        options.minimumInlierShare = 0.3
+        return options
+    }
     /// The picture's motion in the last tracked frame (to carry it into the frame it was lost in).
     private var lastMotion: Homography?
 
@@ -90,12 +106,21 @@ public final class LivePipeline {
             let image = shown.flatMap { $0.width == frame.width && $0.height == frame.height ? $0 : nil } ?? frame
             return (image, LiveFrameReport(index: index, state: .fullFrame, quad: nil, overlaid: shown != nil))
         }
-        let update = updateQuad(frame, time: time)
+        var update = updateQuad(frame, index: index, time: time)
         // While the picture is lost, a detection on every frame the stage can take: it comes
-        // back within a few frames of re-entering the view, not at the next 10 Hz slot.
-        if quad == nil || time - lastDetectionStart >= options.detectionInterval {
-            if detection.submit(DetectionJob(frame: frame, index: index)) { lastDetectionStart = time }
-            if options.lockstep { detection.waitUntilIdle() }
+        // back within a few frames of re-entering the view, not at the next 10 Hz slot. Nothing
+        // is drawn then, so the frame can wait for it (`lostDetectionWait`) and take the picture
+        // back on the frame the detection saw, not the next.
+        let lost = quad == nil
+        if lost || time - lastDetectionStart >= options.detectionInterval {
+            let submitted = detection.submit(DetectionJob(frame: frame, index: index))
+            if submitted { lastDetectionStart = time }
+            if options.lockstep {
+                detection.waitUntilIdle()
+            } else if lost && submitted {
+                detection.waitUntilIdle(timeout: options.verification.lostDetectionWait)
+            }
+            if lost { takeDetection(frame, index: index, time: time, update: &update) }
         }
         var report = LiveFrameReport(index: index, state: update.state, quad: quad, overlaid: false)
         report.score = update.score
@@ -115,7 +140,7 @@ public final class LivePipeline {
     }
 
     /// Tracks and verifies, adopts a finished detection, drops an unconfirmed track.
-    private func updateQuad(_ frame: Image, time: Double) -> Update {
+    private func updateQuad(_ frame: Image, index: Int, time: Double) -> Update {
         let verification = options.verification
         var update = Update(state: .lost, score: nil, loss: nil)
         let start = MonotonicClock.seconds()
@@ -138,13 +163,7 @@ public final class LivePipeline {
             recover(coasted, in: frame, time: time, update: &update)
             trackingTimes.append(MonotonicClock.seconds() - start)
         }
-        if let outcome = detection.take() {
-            if let error = outcome.error { stageError = "detect: \(error)" }
-            if let found = outcome.quad, !verification.touchesEdge(found, width: frame.width, height: frame.height),
-               let carried = carryForward(found, from: outcome.job.frame, to: frame) {
-                consider(carried, in: frame, time: time, update: &update)
-            }
-        }
+        takeDetection(frame, index: index, time: time, update: &update)
         if let current = quad, time - lastConfirmed > verification.confirmationTimeout {
             lastMotion = nil
             lose(.unconfirmed, at: time, coastingFrom: current, in: frame, into: &update)
@@ -159,6 +178,17 @@ public final class LivePipeline {
 
     /// Lets the picture go; `last` was its quad in the last frame it was seen in, from which it
     /// coasts out of view.
+    /// Takes a finished detection, if any: carried to this frame (unless it was made on it) and
+    /// considered.
+    private func takeDetection(_ frame: Image, index: Int, time: Double, update: inout Update) {
+        guard let outcome = detection.take() else { return }
+        if let error = outcome.error { stageError = "detect: \(error)" }
+        guard let found = outcome.quad,
+              !options.verification.touchesEdge(found, width: frame.width, height: frame.height) else { return }
+        let carried = outcome.job.index == index ? found : carryForward(found, from: outcome.job.frame, to: frame)
+        if let carried { consider(carried, in: frame, time: time, update: &update) }
+    }
+
     private func lose(_ reason: LiveLoss, at time: Double, coastingFrom last: Quad, in frame: Image, into update: inout Update) {
         tracker.clear()
         if template != nil { coasting.start(from: last, motion: lastMotion, in: frame) }
@@ -265,9 +295,9 @@ public final class LivePipeline {
               let referenceToFrame = try? Homography(from: reference.quad.corners, to: predicted.corners),
               let warped = try? referenceWarper.warp(reference.frame, outputToSource: referenceToFrame.inverse,
                                                       width: frame.width, height: frame.height) else { return nil }
-        carrier.reset(to: predicted, in: warped)
-        defer { carrier.clear() }
-        return carrier.track(frame)?.quad
+        relocator.reset(to: predicted, in: warped)
+        defer { relocator.clear() }
+        return relocator.track(frame)?.quad
     }
 
     /// Takes a detection with its `score` against the template: the tracker restarts from it.

@@ -22,6 +22,10 @@ public struct LiveVerification: Sendable {
     /// Seconds after a loss during which only the same picture is taken back; after that the
     /// template is forgotten and the next detection starts a new picture.
     public var forgetAfter = 3.0
+    /// While the picture is lost, a frame waits this long (seconds) for the detection started on
+    /// it, so that a picture found is drawn from that frame on (the CPU detector takes 10-25 ms
+    /// at 640x480 here; the frame has nothing else to do then).
+    public var lostDetectionWait = 0.025
     /// Detections with a corner this close (pixels) to the frame's edge are not taken: the
     /// picture is partly out of view and its quad is cut by the edge (a quad shrunk onto the
     /// visible part would be drawn in the wrong place).
