@@ -2,7 +2,7 @@
 /// detection confirmed recently. Drawing something wrong is worse than drawing nothing.
 public struct LiveVerification: Sendable {
     /// A tracked quad whose `PictureTemplate` score is below this is lost on that very frame.
-    public var minimumScore = 0.6
+    public var minimumScore = 0.4
     /// A detection made while the picture is lost is the same picture when its score against
     /// the template is at least this (re-identification).
     public var reidentifyScore = 0.8
