@@ -7,7 +7,7 @@
 /// in every frame; it follows the wall, so a picture far in front of its background drifts from
 /// its coasting quad as the camera slides (parallax), and the template check then refuses the
 /// quad: the detector still finds the picture.
-final class CoastingQuad {
+public final class CoastingQuad {
     private let scene: QuadTracking
     /// The lost picture's quad in the last frame, nil when not coasting.
     private(set) var quad: Quad?
@@ -16,6 +16,18 @@ final class CoastingQuad {
     static let restartBelowShare = 0.75
     /// Inset of the scene's quad from the frame's edges (pixels): the tracker's windows stay inside.
     static let inset = 8.0
+
+    /// Settings for the scene's tracker: a pan that throws the picture out of view moves the
+    /// scene by up to 80 px a frame at 640x480 (2500 px/s on the pan clip), beyond the 70 px a
+    /// four-level pyramid follows, and blurs it: a fifth level, and looser point checks.
+    public static var sceneTrackerOptions: QuadTrackerOptions {
+        var options = QuadTrackerOptions()
+        options.pyramidLevels = 5
+        options.minimumCorrelation = 0.6
+        options.forwardBackwardLimit = 1.0
+        options.edgeBandShare = 0
+        return options
+    }
 
     init(scene: QuadTracking) {
         self.scene = scene
