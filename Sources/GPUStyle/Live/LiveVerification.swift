@@ -4,7 +4,13 @@ public struct LiveVerification: Sendable {
     /// A tracked quad whose `PictureTemplate` score is below this is lost on that very frame.
     public var minimumScore = 0.4
     /// A detection made while the picture is lost is the same picture when its score against
-    /// the template is at least this (re-identification).
+    /// the template is at least this (re-identification). Measured on the detections made while
+    /// the picture was lost in the pan, second and edges clips: another picture scored -0.25 to
+    /// -0.12; the right picture 0.40-0.98, the low ones on frames blurred by 15-27 px (where the
+    /// detections are also 2-9 px off); quads found on part of a picture half out of view,
+    /// 12-87 px off, 0.45-0.63. 0.7 took the picture back a frame or two earlier in the pans
+    /// but moved the second clip's 95th-percentile corner error from 4.2 to 6.8 px: a blurred
+    /// frame is better skipped.
     public var reidentifyScore = 0.8
     /// A detection replaces the tracked quad only when its score is at least the track's minus this.
     public var scoreMargin = 0.1
