@@ -42,6 +42,7 @@ CONFIGS = {
 }
 LINE = re.compile(r"([\d.]+) s: fps in ([\d.]+) out ([\d.]+) \| dropped: input (\d+), detect (\d+), stylize (\d+) \| "
                   r"per second: detections ([\d.]+), style refreshes ([\d.]+), overlaid ([\d.]+) \| "
+                  r"(?:picture: lost \d+, found again \d+ \| )?"  # since issue 14; older binaries lack it
                   r"median ms: frame ([\d.-]+), detect ([\d.-]+), track ([\d.-]+), stylize ([\d.-]+)")
 
 

@@ -28,7 +28,7 @@ public struct LiveVerification: Sendable {
     /// Seconds after a loss during which only the same picture is taken back; after that the
     /// template is forgotten and the next detection starts a new picture.
     public var forgetAfter = 3.0
-    /// While the picture is lost, a frame waits this long (seconds) for the detection started on
+    /// While a remembered picture is lost, a frame waits this long (seconds) for the detection started on
     /// it, so that a picture found is drawn from that frame on (the CPU detector takes 10-25 ms
     /// at 640x480 here; the frame has nothing else to do then).
     public var lostDetectionWait = 0.025
