@@ -58,9 +58,6 @@ public final class VulkanEdgeDetector {
         let scale = DetectEdges.scale(width: image.width, height: image.height)
         let w = image.width / scale, h = image.height / scale
         precondition(w >= 3 && h >= 3, "image too small for the edge stages")
-        let debug = ProcessInfo.processInfo.environment["GPUSTYLE_DEBUG_DETECT"] != nil
-        var t = MonotonicClock.seconds()
-        func lap(_ what: String) { if debug { let n = MonotonicClock.seconds(); printToStandardError("vulkan edges: \(what) \(String(format: "%.2f", (n - t) * 1000)) ms"); t = n } }
 
         // Layout (floats, 64-float = 256-byte aligned planes): source r, g, b | 3 channels |
         // 3 temp | 3 blurred | magnitude, gx, gy | edges. Source rows are padded to a multiple of 4 floats
@@ -100,7 +97,6 @@ public final class VulkanEdgeDetector {
             }
         }
         try staging.flush()
-        lap("upload to staging")
         let stagingBuffer = staging.buffer!
         func stage(_ at: Int, _ floats: Int) -> VulkanBufferRange {
             VulkanBufferRange(buffer: stagingBuffer, offset: 4 * at, size: 4 * floats)
@@ -156,9 +152,7 @@ public final class VulkanEdgeDetector {
             }
         }
         let magnitude = plane(downGradient), gx = plane(downGradient + stride), gy = plane(downGradient + 2 * stride)
-        lap("submit 1 (channels, blur, Sobel) + readback")
         let (low, high) = DetectEdges.thresholds(magnitude)
-        lap("host thresholds")
 
         // Submission 2: non-maximum suppression with the host's low threshold.
         try recorder.begin()
@@ -167,7 +161,6 @@ public final class VulkanEdgeDetector {
                               label: "detect_nms \(w)x\(h)")
         try host.finish(recorder, copying: range(edgesAt, stride), toStagingAt: 4 * downEdges, bytes: 4 * stride)
 
-        lap("submit 2 (NMS)")
         let map = EdgeMap(width: w, height: h, scale: scale, magnitude: magnitude, gx: gx, gy: gy, edges: plane(downEdges),
                           strongThreshold: high)
         func planes(_ at: Int) -> [[Float]] { intermediates ? (0..<3).map { plane(at + $0 * stride) } : [] }
