@@ -19,12 +19,11 @@ public final class CoastingQuad {
 
     /// Settings for the scene's tracker: a pan that throws the picture out of view moves the
     /// scene by up to 80 px a frame at 640x480 (2500 px/s on the pan clip), beyond the 70 px a
-    /// four-level pyramid follows, and blurs it: a fifth level, and looser point checks.
+    /// four-level pyramid follows, and blurs it: a fifth level, and the blur-tolerant point
+    /// checks (the scene has no outline to favour: no edge band).
     public static var sceneTrackerOptions: QuadTrackerOptions {
-        var options = QuadTrackerOptions()
+        var options = QuadTrackerOptions.blurTolerant
         options.pyramidLevels = 5
-        options.minimumCorrelation = 0.6
-        options.forwardBackwardLimit = 1.0
         options.edgeBandShare = 0
         return options
     }

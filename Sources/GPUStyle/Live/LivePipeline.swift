@@ -35,15 +35,11 @@ public final class LivePipeline {
     private let relocator = QuadTracker(options: LivePipeline.relocatorOptions)
 
     /// The relocating tracker's settings: the picture usually comes back during a fast pan,
-    /// blurred, and the warped reference frame is sharp: the default point checks (correlation
-    /// 0.8 frame to frame, 0.9 against the key frame) kept too few points on the frames where
-    /// it came back (10-20 of 60). The template check and a detection within
-    /// `recoveryConfirmation` still decide.
+    /// blurred, and the warped reference frame is sharp (`QuadTrackerOptions.blurTolerant`);
+    /// fewer inliers are asked for, as the picture is often partly in view. The template check
+    /// and a detection within `recoveryConfirmation` still decide.
     static var relocatorOptions: QuadTrackerOptions {
-        var options = QuadTrackerOptions()
-        options.minimumCorrelation = 0.5
-        options.minimumKeyCorrelation = 0.6
-        options.forwardBackwardLimit = 1.0
+        var options = QuadTrackerOptions.blurTolerant
         options.minimumInlierShare = 0.3
         return options
     }
@@ -54,6 +50,9 @@ public final class LivePipeline {
     private var quad: Quad?
     /// What the picture looks like, from the last detection that confirmed it.
     private var template: PictureTemplate?
+    /// The track was taken back from the coasting quad and no detection has confirmed it yet:
+    /// it must keep scoring as a re-identification does (`reidentifyScore`).
+    private var provisional = false
     /// When a detection last confirmed the quad.
     private var lastConfirmed = -Double.infinity
     /// When the picture was lost (its template is forgotten `forgetAfter` later).
@@ -150,7 +149,7 @@ public final class LivePipeline {
             if let tracked = tracker.track(frame) {
                 let score = template?.score(frame: frame, quad: tracked.quad)
                 update.score = score
-                if let score, score < verification.minimumScore {
+                if let score, score < (provisional ? verification.reidentifyScore : verification.minimumScore) {
                     lose(.appearance, at: time, coastingFrom: previous, in: frame, into: &update)
                 } else {
                     quad = tracked.quad
@@ -278,6 +277,7 @@ public final class LivePipeline {
         guard tracker.quad != nil else { return }
         coasting.stop()
         quad = found
+        provisional = true
         lastMotion = nil
         lastConfirmed = time - verification.confirmationTimeout + verification.recoveryConfirmation
         disagreements = 0
@@ -314,6 +314,7 @@ public final class LivePipeline {
         guard tracker.quad != nil else { return }
         coasting.stop()
         lastMotion = nil
+        provisional = false
         quad = detected
         lastConfirmed = time
         disagreements = 0

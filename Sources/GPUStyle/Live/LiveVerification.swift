@@ -21,9 +21,11 @@ public struct LiveVerification: Sendable {
     /// A track that no detection has confirmed for this long (seconds) is dropped.
     public var confirmationTimeout = 1.0
     /// A picture coming back into view is taken back from its coasting quad (`CoastingQuad`)
-    /// once this share of it is in view and it scores `reidentifyScore`...
-    public var recoveryVisibleShare = 0.5
-    /// ...and a detection must confirm it within this many seconds.
+    /// once this share of it is in view and it scores `reidentifyScore` (at half in view, the
+    /// out-of-view corners of a quad taken back on the edges clip were 13 px off)...
+    public var recoveryVisibleShare = 0.7
+    /// ...and a detection must confirm it within this many seconds (until then it must keep
+    /// scoring `reidentifyScore`).
     public var recoveryConfirmation = 0.5
     /// Seconds after a loss during which only the same picture is taken back; after that the
     /// template is forgotten and the next detection starts a new picture.

@@ -63,3 +63,18 @@ public struct QuadTrackerOptions: Sendable {
 
     public init() {}
 }
+
+extension QuadTrackerOptions {
+    /// Looser point checks for frames blurred by fast motion (a pan's frames against each other,
+    /// or against a sharp reference): points are kept at a correlation of 0.5 (frame to frame)
+    /// and 0.6 (against the key frame) and a forward-backward distance of 1 working pixel, where
+    /// the defaults (0.8, 0.9, 0.5) kept 10-20 of 60 points on the frames where a picture came
+    /// back after a pan. What such a tracker finds must be checked by other means.
+    public static var blurTolerant: QuadTrackerOptions {
+        var options = QuadTrackerOptions()
+        options.minimumCorrelation = 0.5
+        options.minimumKeyCorrelation = 0.6
+        options.forwardBackwardLimit = 1.0
+        return options
+    }
+}
