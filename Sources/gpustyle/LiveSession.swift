@@ -70,7 +70,7 @@ final class LiveSession {
             try? output.finish(keep: false)
             throw error
         }
-        let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(), carrier: QuadTracker(), scene: QuadTracker(options: CoastingQuad.sceneTrackerOptions))
+        let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(options: .blurTolerant), carrier: QuadTracker(), scene: QuadTracker(options: CoastingQuad.sceneTrackerOptions))
         let mailbox = FrameMailbox(reader: source.reader, pace: command.pace ?? .realtime)
         let stop = StopSignal()
         // The output keeps the input's header: same size, rate, layout and range.
