@@ -91,6 +91,27 @@ final class LiveVerificationTests: XCTestCase {
         XCTAssertLessThan(off, threshold)
     }
 
+    /// A fast pan smears the picture: the plain score drops, the smoothed one (what
+    /// re-identification uses) stays high for the picture and low for another one.
+    func testSmoothedScoreSeesThroughMotionBlur() throws {
+        let q0 = WallScene.quad()
+        let template = try XCTUnwrap(PictureTemplate(frame: WallScene.frame(quad: q0, pictureSeed: 1), quad: q0))
+        func smeared(_ seed: Int) -> Image {
+            // The mean of 11 renderings over a 20 px horizontal move: a 20 px motion blur.
+            let frames = (0...10).map { WallScene.frame(quad: WallScene.quad(dx: Double(2 * $0 - 10)), pictureSeed: seed) }
+            var rgb = [Float](repeating: 0, count: frames[0].rgb.count)
+            for frame in frames { for i in rgb.indices { rgb[i] += frame.rgb[i] / Float(frames.count) } }
+            return Image(width: frames[0].width, height: frames[0].height, rgb: rgb)
+        }
+        let smoothing = LiveVerification().reidentifySmoothing
+        let same = smeared(1), other = smeared(2)
+        let plain = try XCTUnwrap(template.score(frame: same, quad: q0))
+        let smoothed = try XCTUnwrap(template.score(frame: same, quad: q0, smoothing: smoothing))
+        XCTAssertGreaterThan(smoothed, plain, "smoothing discounts the blur")
+        XCTAssertGreaterThanOrEqual(smoothed, LiveVerification().reidentifyScore)
+        XCTAssertLessThan(try XCTUnwrap(template.score(frame: other, quad: q0, smoothing: smoothing)), 0.3)
+    }
+
     func testPartlyOutsideFrameScoresOnWhatIsInside() throws {
         let q0 = WallScene.quad()
         let template = try XCTUnwrap(PictureTemplate(frame: WallScene.frame(quad: q0, pictureSeed: 1), quad: q0))

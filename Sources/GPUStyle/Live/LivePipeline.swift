@@ -50,6 +50,11 @@ public final class LivePipeline {
     private var quad: Quad?
     /// What the picture looks like, from the last detection that confirmed it.
     private var template: PictureTemplate?
+    /// False from taking the picture back until a detection agrees with the track within a few
+    /// pixels: until then detections run on every frame the stage can take, not at 10 Hz. A
+    /// picture taken back on a blurred frame is typically 5-8 px off; at 10 Hz the correction
+    /// came three frames later.
+    private var settled = true
     /// The track was taken back from the coasting quad and no detection has confirmed it yet:
     /// it must keep scoring as a re-identification does (`reidentifyScore`).
     private var provisional = false
@@ -113,7 +118,7 @@ public final class LivePipeline {
         // is lost, 14 ms instead of 5 at 640x480 on the CPU path, still well within 33 ms; with
         // no picture remembered, nothing is waited for.)
         let lost = quad == nil
-        if lost || time - lastDetectionStart >= options.detectionInterval {
+        if lost || !settled || time - lastDetectionStart >= options.detectionInterval {
             let submitted = detection.submit(DetectionJob(frame: frame, index: index))
             if submitted { lastDetectionStart = time }
             if options.lockstep {
@@ -207,7 +212,6 @@ public final class LivePipeline {
     private func consider(_ detected: Quad, in frame: Image, time: Double, update: inout Update) {
         let verification = options.verification
         let score = template?.score(frame: frame, quad: detected)
-        let samePicture = score.map { $0 >= verification.reidentifyScore } ?? true
         if let current = quad {
             // A detection replaces the track only if it looks at least as much like the picture:
             // on the committed clip a detection misled by a hand over a corner (26 px off)
@@ -218,6 +222,7 @@ public final class LivePipeline {
             case .agrees:
                 // Two independent estimates agree: the template is taken anew from this view.
                 adopt(detected, in: frame, time: time, score: score, refresh: true, update: &update)
+                settled = true
             case .near:
                 // Both see the picture here, a few pixels apart: the one that looks more like
                 // it wins. (Taking every such detection put the quad 8.7 px off for 15 frames of
@@ -249,13 +254,17 @@ public final class LivePipeline {
             return
         }
         let forgotten = template == nil
-        guard forgotten || samePicture else { return }
+        // Re-identification compares the coarse layout (`smoothing`), which a blurred frame
+        // keeps: see `LiveVerification.reidentifySmoothing`.
+        let reidentified = template?.score(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing)
+        guard forgotten || (reidentified ?? 1) >= verification.reidentifyScore else { return }
         if forgotten {
             overlay.clear()  // a new picture: the stylized image of the old one must not be shown on it
         } else {
             events.reacquisitions += 1
         }
         adopt(detected, in: frame, time: time, score: score, update: &update)
+        settled = forgotten
     }
 
     /// Takes a detection with its `score` against the template: the tracker restarts from it,
@@ -278,6 +287,7 @@ public final class LivePipeline {
         coasting.stop()
         quad = found
         provisional = true
+        settled = false
         lastMotion = nil
         lastConfirmed = time - verification.confirmationTimeout + verification.recoveryConfirmation
         disagreements = 0

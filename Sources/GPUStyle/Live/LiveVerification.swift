@@ -12,6 +12,11 @@ public struct LiveVerification: Sendable {
     /// but moved the second clip's 95th-percentile corner error from 4.2 to 6.8 px: a blurred
     /// frame is better skipped.
     public var reidentifyScore = 0.8
+    /// ...compared over 5 x 5 template samples (`PictureTemplate.score`'s smoothing, about an
+    /// eighth of the picture's width). On the same detections: the right picture 0.72-0.99 (0.9
+    /// and more for most blurred ones), another picture below -0.25, parts of a picture
+    /// 0.27-0.64.
+    public var reidentifySmoothing = 2
     /// A detection replaces the tracked quad only when its score is at least the track's minus this.
     public var scoreMargin = 0.1
     /// The template is taken anew from a detection that scored at least this against it (the

@@ -48,8 +48,18 @@ public struct PictureTemplate: Sendable {
     }
 
     /// How much `quad` in `frame` looks like the template: -1...1, nil when it cannot tell.
-    public func score(frame: Image, quad: Quad) -> Double? {
-        guard let (current, inside) = Self.sample(frame, quad: quad) else { return nil }
+    /// `smoothing` > 0 compares both views box-blurred over (2 smoothing + 1)² samples: what
+    /// is left is the picture's coarse layout, which tells the picture from another one as well
+    /// (other pictures still score below 0) but no longer cares how blurred the frame is or
+    /// where exactly the quad is (re-identification, not alignment).
+    public func score(frame: Image, quad: Quad, smoothing: Int = 0) -> Double? {
+        guard var (current, inside) = Self.sample(frame, quad: quad) else { return nil }
+        var samples = self.samples
+        if smoothing > 0 {
+            current = Self.boxBlur(current, inside: inside, radius: smoothing)
+            samples = Self.boxBlur(samples, inside: self.inside, radius: smoothing)
+            inside = zip(inside, self.inside).map { $0 && $1 }
+        }
         let cellSide = Self.side / Self.cells
         var scores: [Double] = []
         for cy in 0..<Self.cells {
@@ -71,6 +81,24 @@ public struct PictureTemplate: Sendable {
         guard scores.count >= Self.minimumCells else { return nil }
         scores.sort()
         return scores[Int(Self.quantile * Double(scores.count - 1))]
+    }
+
+    /// The mean of each sample's (2 radius + 1)² neighbourhood, over the neighbours inside.
+    static func boxBlur(_ values: [Float], inside: [Bool], radius: Int) -> [Float] {
+        var out = values
+        for y in 0..<side {
+            for x in 0..<side where inside[y * side + x] {
+                var sum: Float = 0, count = 0
+                for ny in max(0, y - radius)...min(side - 1, y + radius) {
+                    for nx in max(0, x - radius)...min(side - 1, x + radius) where inside[ny * side + nx] {
+                        sum += values[ny * side + nx]
+                        count += 1
+                    }
+                }
+                out[y * side + x] = sum / Float(count)
+            }
+        }
+        return out
     }
 
     /// ZNCC of two equally long sample lists; nil when the template's (`a`) is flat.
