@@ -282,15 +282,9 @@ public final class LivePipeline {
               let found = relocate(coasted, in: frame),
               TrackedQuadCheck.visibleShare(found, width: frame.width, height: frame.height) >= verification.recoveryVisibleShare,
               let score = template.score(frame: frame, quad: found), score >= verification.reidentifyScore else { return }
-        tracker.reset(to: found, in: frame)
-        guard tracker.quad != nil else { return }
-        coasting.stop()
-        quad = found
-        provisional = true
+        guard start(found, in: frame, confirmedAt: time - verification.confirmationTimeout + verification.recoveryConfirmation,
+                    provisional: true) else { return }
         settled = false
-        lastMotion = nil
-        lastConfirmed = time - verification.confirmationTimeout + verification.recoveryConfirmation
-        disagreements = 0
         events.reacquisitions += 1
         update.state = .tracked
         update.score = score
@@ -320,20 +314,27 @@ public final class LivePipeline {
     /// a track 14 px off scored higher than the right quad).
     private func adopt(_ detected: Quad, in frame: Image, time: Double, score: Double?, refresh: Bool = false,
                        update: inout Update) {
-        tracker.reset(to: detected, in: frame)
-        guard tracker.quad != nil else { return }
-        coasting.stop()
-        lastMotion = nil
-        provisional = false
-        quad = detected
-        lastConfirmed = time
-        disagreements = 0
+        guard start(detected, in: frame, confirmedAt: time, provisional: false) else { return }
         if template == nil || (refresh && (score ?? 1) >= options.verification.refreshScore),
            let fresh = PictureTemplate(frame: frame, quad: detected) { template = fresh }
         reference = (frame, detected)
         update.state = .detected
         update.loss = nil
         update.score = score
+    }
+
+    /// Tracks `quad` from `frame` on, as confirmed at `confirmedAt`; false when the tracker
+    /// cannot start from it.
+    private func start(_ quad: Quad, in frame: Image, confirmedAt: Double, provisional: Bool) -> Bool {
+        tracker.reset(to: quad, in: frame)
+        guard tracker.quad != nil else { return false }
+        coasting.stop()
+        lastMotion = nil
+        self.quad = quad
+        self.provisional = provisional
+        lastConfirmed = confirmedAt
+        disagreements = 0
+        return true
     }
 
     private enum Relation { case agrees, near, inside, elsewhere }
