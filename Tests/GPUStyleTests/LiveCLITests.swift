@@ -193,8 +193,15 @@ final class LiveCLITests: XCTestCase {
         XCTAssertEqual(live.terminationStatus, 0, stderr)
         XCTAssertTrue(stderr.contains("fps in"), stderr)
         XCTAssertGreaterThan(samples.count, 10, "too few memory samples")
+        // A leak grows to the end; a one-time step of the heap does not. (testsrc's rectangles are
+        // found, lost and found again all run long; resident memory rose once by ~8 MB, then
+        // stayed flat: 58 -> 66 MB 10 s into a 40 s debug run here, 63 -> 71 MB after the middle
+        // on CI.) So: the second half grows by less than 8 MB, or the last quarter is flat within
+        // 2 MB (a leak of 1 kB a frame adds 2.5 MB there).
         let middle = samples[samples.count / 2].1, late = samples[(samples.count / 2)...].map(\.1).max()!
-        XCTAssertLessThan(late - middle, 8_000, "resident memory grew from \(middle) kB (half way) to \(late) kB")
+        let quarter = samples[(3 * samples.count / 4)].1, end = samples[(3 * samples.count / 4)...].map(\.1).max()!
+        XCTAssertTrue(late - middle < 8_000 || end - quarter < 2_000,
+                      "resident memory grew from \(middle) kB (half way) to \(late) kB, and from \(quarter) to \(end) kB in the last quarter")
     }
 
     /// The gpustyle process under the bash pipeline (exec replaces bash, so it may be the pid itself).
