@@ -38,3 +38,29 @@ extension Image {
         return Image(width: w, height: h, rgb: rgb, alpha: alpha)
     }
 }
+
+/// The taps of a separable antialiased bilinear resize (a triangle filter widened by the
+/// downscaling factor, like Pillow's BILINEAR and `torch.nn.functional.interpolate(mode:
+/// "bilinear", antialias: true)`; plain bilinear with half-pixel centres when enlarging).
+enum AntialiasedResize {
+    struct Taps {
+        let first: Int
+        let weights: [Double]
+    }
+
+    /// For each output index, the first input index it reads and the normalized weights.
+    static func weights(input: Int, output: Int) -> [Taps] {
+        let scale = Double(input) / Double(output)
+        let support = max(1, scale)
+        let invScale = scale >= 1 ? 1 / scale : 1
+        return (0..<output).map { i in
+            let centre = scale * (Double(i) + 0.5)
+            let first = max(Int(centre - support + 0.5), 0)
+            let last = min(Int(centre + support + 0.5), input)
+            var weights = (first..<last).map { j in max(0, 1 - abs((Double(j) - centre + 0.5) * invScale)) }
+            let total = weights.reduce(0, +)
+            if total > 0 { weights = weights.map { $0 / total } }
+            return Taps(first: first, weights: weights)
+        }
+    }
+}
