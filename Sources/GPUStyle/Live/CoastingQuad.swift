@@ -36,7 +36,7 @@ public final class CoastingQuad {
     /// taken once more for this frame, in which it was lost) when given.
     func start(from last: Quad, motion: Homography?, in frame: Image) {
         stop()
-        guard let moved = motion.map({ Self.apply($0, to: last) }) ?? last else { return }
+        guard let moved = motion.map({ $0.apply(last) }) ?? last else { return }
         quad = moved
         scene.reset(to: Self.whole(frame), in: frame)
     }
@@ -44,7 +44,7 @@ public final class CoastingQuad {
     /// Carries the quad into `frame`; nil (and coasting stops) when the scene's motion is lost.
     func advance(_ frame: Image) -> Quad? {
         guard let current = quad else { return nil }
-        guard let motion = scene.track(frame)?.motion, let moved = Self.apply(motion, to: current) else {
+        guard let motion = scene.track(frame)?.motion, let moved = motion.apply(current) else {
             stop()
             return nil
         }
@@ -66,11 +66,5 @@ public final class CoastingQuad {
     static func whole(_ frame: Image) -> Quad {
         let x1 = Double(frame.width - 1) - inset, y1 = Double(frame.height - 1) - inset
         return Quad(corners: [Point(x: inset, y: inset), Point(x: x1, y: inset), Point(x: x1, y: y1), Point(x: inset, y: y1)])
-    }
-
-    /// `quad` mapped by `motion`, nil when a corner would pass behind the camera.
-    static func apply(_ motion: Homography, to quad: Quad) -> Quad? {
-        guard quad.corners.allSatisfy({ motion.denominator(at: $0) > 0 }) else { return nil }
-        return Quad(corners: quad.corners.map { motion.apply($0) })
     }
 }

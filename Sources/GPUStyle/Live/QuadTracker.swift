@@ -160,8 +160,7 @@ public final class QuadTracker {
         let toFrame = next.workingToFrame
         let keyToCurrentFrame = toFrame.composed(after: keyToCurrent.composed(after: toFrame.inverse))
         // Every corner must stay in front of the camera for the mapped quad to mean anything.
-        guard keyQuad.corners.allSatisfy({ keyToCurrentFrame.denominator(at: $0) > 0 }) else { return fail(.notConvex) }
-        let newQuad = Quad(corners: keyQuad.corners.map { keyToCurrentFrame.apply($0) })
+        guard let newQuad = keyToCurrentFrame.apply(keyQuad) else { return fail(.notConvex) }
         if let failure = TrackedQuadCheck.failure(of: newQuad, previous: previousQuad, frameWidth: frame.width,
                                                   frameHeight: frame.height, options: options) {
             return fail(failure)

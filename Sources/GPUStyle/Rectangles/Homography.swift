@@ -49,6 +49,13 @@ public struct Homography: Sendable, Equatable, CustomStringConvertible {
         return Point(x: (m[0] * p.x + m[1] * p.y + m[2]) / w, y: (m[3] * p.x + m[4] * p.y + m[5]) / w)
     }
 
+    /// `quad` mapped corner by corner; nil when a corner lies behind the camera (on the far side
+    /// of the horizon), where the mapped quad means nothing.
+    public func apply(_ quad: Quad) -> Quad? {
+        guard quad.corners.allSatisfy({ denominator(at: $0) > 0 }) else { return nil }
+        return Quad(corners: quad.corners.map { apply($0) })
+    }
+
     /// Projective denominator at `p` (its sign tells on which side of the horizon `p` lies).
     public func denominator(at p: Point) -> Double {
         matrix[6] * p.x + matrix[7] * p.y + matrix[8]
