@@ -171,7 +171,7 @@ public final class LivePipeline {
         }
         takeDetection(frame, index: index, time: time, update: &update)
         if let current = quad, time - lastConfirmed > verification.confirmationTimeout {
-            lastMotion = nil
+            lastMotion = nil  // `current` is already this frame's quad: it coasts from here as it is
             lose(.unconfirmed, at: time, coastingFrom: current, in: frame, into: &update)
         }
         if quad == nil && template != nil && time - lostAt > verification.forgetAfter {
@@ -182,8 +182,6 @@ public final class LivePipeline {
         return update
     }
 
-    /// Lets the picture go; `last` was its quad in the last frame it was seen in, from which it
-    /// coasts out of view.
     /// Takes a finished detection, if any: carried to this frame (unless it was made on it) and
     /// considered.
     private func takeDetection(_ frame: Image, index: Int, time: Double, update: inout Update) {
@@ -195,6 +193,8 @@ public final class LivePipeline {
         if let carried { consider(carried, in: frame, time: time, update: &update) }
     }
 
+    /// Lets the picture go; `last` was its quad in the last frame it was seen in, from which it
+    /// coasts out of view.
     private func lose(_ reason: LiveLoss, at time: Double, coastingFrom last: Quad, in frame: Image, into update: inout Update) {
         tracker.clear()
         if template != nil { coasting.start(from: last, motion: lastMotion, in: frame) }
@@ -267,10 +267,6 @@ public final class LivePipeline {
         settled = forgotten
     }
 
-    /// Takes a detection with its `score` against the template: the tracker restarts from it,
-    /// and the template is taken anew from it when it matched the old one well
-    /// (`LiveVerification.refreshScore`), so that a detector's error does not become the
-    /// reference.
     /// The coasting quad of the lost picture, back in view: made exact by `relocate`, and taken
     /// back when it then looks like the picture (`reidentifyScore`) on at least
     /// `recoveryVisibleShare` of it in view. A detection must then confirm it within
@@ -345,12 +341,12 @@ public final class LivePipeline {
     /// the quad's size away put the quad 8.7 px off for 15 frames while a hand covered a
     /// corner (the tracker itself was within 0.5 px).
     static let agreementDistance = 3.0
+    static let agreementShare = 0.01
     /// A detection inside the tracked quad with less than this share of its area is taken for
     /// the frame's inner edge (frames are 4-9 % of a picture's width per side: 0.67-0.85 of the
     /// area). With 0.97, a correct detection of a picture tracked 5 px too large counted as an
     /// inner edge, and the track kept its error for over a second.
     static let innerEdgeAreaRatio = 0.92
-    static let agreementShare = 0.01
 
     /// How a detection relates to the tracked quad: agrees (every corner close), near (within
     /// a tenth of its size, as both see the same picture) or inside it (smaller: the usual

@@ -62,11 +62,14 @@ public struct PictureTemplate: Sendable {
         }
         let cellSide = Self.side / Self.cells
         var scores: [Double] = []
+        // One pair of buffers for every cell: this runs on every tracked frame.
+        var a: [Float] = [], b: [Float] = []
+        a.reserveCapacity(cellSide * cellSide)
+        b.reserveCapacity(cellSide * cellSide)
         for cy in 0..<Self.cells {
             for cx in 0..<Self.cells {
-                var a: [Float] = [], b: [Float] = []
-                a.reserveCapacity(cellSide * cellSide)
-                b.reserveCapacity(cellSide * cellSide)
+                a.removeAll(keepingCapacity: true)
+                b.removeAll(keepingCapacity: true)
                 for y in cy * cellSide..<(cy + 1) * cellSide {
                     for x in cx * cellSide..<(cx + 1) * cellSide {
                         let i = y * Self.side + x
