@@ -84,6 +84,8 @@ public final class CPUBackend: NetworkBackend {
                                residual: apply.residual.map { UnsafePointer(storage[$0]!) }, affine: affine)
         case .normMoments(let moments):
             InstanceNorm.moments(moments, source: storage[moments.source]!, destination: storage[moments.destination]!)
+        default:
+            fatalError("the \(step.opName) step has no CPU kernel yet")
         }
     }
 }

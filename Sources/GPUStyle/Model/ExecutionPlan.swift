@@ -22,6 +22,10 @@ public struct ExecutionPlan: Sendable {
         case a, b, c
         /// Per-channel moments of one map (`NormMoments`): tiled execution reads them back.
         case moments
+        /// A lowered graph's intermediate tensors, placed by liveness (`GraphLowering`).
+        case pool
+        /// A lowered graph's output tensor.
+        case result
     }
 
     /// Floats between two channel planes are a multiple of this (64 floats = 256 bytes, the
@@ -213,6 +217,18 @@ public struct ExecutionPlan: Sendable {
         case normStatistics(NormStatistics)
         case normApply(NormApply)
         case normMoments(NormMoments)
+        // The ops of lowered graphs (`PlanSteps.swift`).
+        case conv2d(Conv2D)
+        case transposedConv2d(TransposedConv2D)
+        case activation(ActivationStep)
+        case add(Add)
+        case channelMultiply(ChannelMultiply)
+        case globalAveragePool(GlobalAveragePool)
+        case maxPool(MaxPool)
+        case softmax(Softmax)
+        case copy(Copy)
+        case resize(Resize)
+        case pad2d(Pad2D)
     }
 
     public let inputShape: DenseShape
@@ -221,14 +237,19 @@ public struct ExecutionPlan: Sendable {
     public let steps: [Step]
     /// Floats needed by each buffer (the maximum over its uses).
     public let bufferFloats: [Buffer: Int]
+    /// The weights graph steps index (nil for the style network, whose backend holds its
+    /// `ConvolutionWeights`).
+    public let constants: ModelConstants?
 
     /// A plan of arbitrary steps (op tests use single steps).
-    public init(steps: [Step], bufferFloats: [Buffer: Int], inputShape: DenseShape, output: Buffer, outputShape: DenseShape) {
+    public init(steps: [Step], bufferFloats: [Buffer: Int], inputShape: DenseShape, output: Buffer, outputShape: DenseShape,
+                constants: ModelConstants? = nil) {
         self.steps = steps
         self.bufferFloats = bufferFloats
         self.inputShape = inputShape
         self.output = output
         self.outputShape = outputShape
+        self.constants = constants
     }
 
     /// Per-layer parameter tables (γβ in, scale/shift out) hold this many floats per layer.
@@ -277,6 +298,7 @@ public struct ExecutionPlan: Sendable {
         self.output = current
         self.outputShape = shape
         self.bufferFloats = sizes
+        self.constants = nil
     }
 }
 

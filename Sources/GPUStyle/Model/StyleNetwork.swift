@@ -1,8 +1,19 @@
-/// Elementwise function applied after instance normalisation.
-public enum Activation: UInt32, Sendable {
+/// An elementwise function, numbered alike in Swift, C (`gs_activation_*`) and GLSL
+/// (`activation.glsl`). The parametric ones read `ActivationFunction.alpha`/`beta` (LeakyReLU:
+/// alpha is the negative slope; hard-sigmoid: max(0, min(1, alpha * x + beta)), ONNX's
+/// defaults alpha 0.2, beta 0.5) or a per-channel slope constant (PReLU).
+public enum Activation: UInt32, Sendable, CaseIterable {
     case identity = 0
     case relu = 1
     case sigmoid = 2
+    /// min(max(x, 0), 6) (MobileNetV2).
+    case relu6 = 3
+    case leakyRelu = 4
+    case hardSigmoid = 5
+    /// x * relu6(x + 3) / 6 (MobileNetV3).
+    case hardSwish = 6
+    /// max(x, 0) + slope[c] * min(x, 0).
+    case prelu = 7
 }
 
 /// One convolution + conditional instance norm layer of Dumoulin et al.'s multi-style network

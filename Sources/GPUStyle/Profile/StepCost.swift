@@ -45,6 +45,16 @@ extension ExecutionPlan.Step {
         case .normMoments(let moments):
             return StepCost(kind: "norm moments", layer: layerName(moments.layer), flops: 0,
                             bytesRead: 4 * elements(moments.shape), bytesWritten: 4 * Double(moments.floatCount))
+        case .conv2d(let conv):
+            let weights = Double(conv.output.channels * conv.input.channels / conv.groups * conv.kernelHeight * conv.kernelWidth)
+            let kind = "\(opName) \(conv.kernelHeight)x\(conv.kernelWidth)" + (conv.strideY == 1 ? "" : "/\(conv.strideY)")
+            return StepCost(kind: kind, layer: "", flops: 2 * Double(conv.multiplyAdds),
+                            bytesRead: 4 * (Double(conv.input.floatCount) + weights), bytesWritten: 4 * Double(conv.output.floatCount))
+        default:
+            let regions = graphRegions!
+            let read = regions.reads.reduce(0) { $0 + Double($1.floatCount) }
+            return StepCost(kind: opName, layer: "", flops: 0, bytesRead: 4 * read,
+                            bytesWritten: 4 * Double(regions.writes.floatCount))
         }
     }
 }

@@ -99,6 +99,7 @@ extension ExecutionPlan.Step {
         case .normStatistics(let stats): stats.shape.planeStride
         case .normApply(let apply): apply.shape.planeStride
         case .normMoments(let moments): moments.shape.planeStride
+        default: graphRegions.map { ($0.reads + [$0.writes]).map(\.planeStride).max()! } ?? 0
         }
     }
 }

@@ -284,6 +284,7 @@ extension ExecutionPlan.Step {
         case .normStatistics(let s): s.layer
         case .normApply(let a): a.layer
         case .normMoments(let m): m.layer
+        default: nil
         }
     }
 }

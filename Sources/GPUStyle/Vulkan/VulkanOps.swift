@@ -33,6 +33,7 @@ extension VulkanBackend {
         case .normStatistics(let stats): try recordNormStatistics(stats, index: index)
         case .normApply(let apply): try recordNormApply(apply, index: index)
         case .normMoments(let moments): try recordNormMoments(moments, index: index)
+        default: throw VulkanError.unsupported("the \(step.opName) step has no Vulkan kernel yet")
         }
     }
 

@@ -1,0 +1,164 @@
+/// Lowers a `NetworkGraph` for one input size into the `ExecutionPlan` both backends run:
+///
+/// 1. an activation whose only reader is the activation node is fused into the convolution or
+///    add before it (one pass over memory instead of two);
+/// 2. each node becomes steps: a fully connected layer is the convolution whose kernel covers
+///    its input, a reflection-padded convolution is a `Pad2D` then an unpadded `Conv2D`, a
+///    concat is one `Copy` per input into its channel slice;
+/// 3. every intermediate tensor gets an offset in one pool by liveness (`BufferPlanner`):
+///    two tensors share floats only if no step needs both.
+public enum GraphLowering {
+    /// Pool offsets are multiples of this many floats (256 bytes: any Vulkan
+    /// `minStorageBufferOffsetAlignment`), so each tensor can be bound on its own.
+    public static let offsetAlignment = ExecutionPlan.planeAlignment
+
+    public static func lower(_ graph: NetworkGraph, input shape: NetworkGraph.Shape) throws -> ExecutionPlan {
+        let graph = fusingActivations(graph)
+        let shapes = try graph.shapes(input: shape)
+        guard graph.output != graph.input else { throw GraphError("the graph's output is its input") }
+
+        // Tensors: the graph's, then temporaries made here (reflect padding).
+        var tensorShapes = shapes
+        var steps: [(step: ([ExecutionPlan.Region]) -> ExecutionPlan.Step, reads: [Int], writes: Int)] = []
+        func temporary(_ shape: NetworkGraph.Shape) -> Int {
+            tensorShapes.append(shape)
+            return tensorShapes.count - 1
+        }
+        func add(reads: [Int], writes: Int, _ make: @escaping ([ExecutionPlan.Region]) -> ExecutionPlan.Step) {
+            steps.append((make, reads, writes))
+        }
+
+        for node in graph.nodes {
+            let out = node.output
+            let x = node.inputs.first ?? -1
+            switch node.operation {
+            case .convolution(let c):
+                var source = x
+                var padding = c.padding
+                if c.paddingMode == .reflect && !c.padding.isZero {
+                    let s = tensorShapes[x]!
+                    let padded = temporary(.init(channels: s.channels, height: s.height + padding.top + padding.bottom,
+                                                 width: s.width + padding.left + padding.right))
+                    add(reads: [x], writes: padded) { r in
+                        .pad2d(.init(input: r[x], output: r[padded], padding: c.padding, mode: .reflect))
+                    }
+                    source = padded
+                    padding = .zero
+                }
+                add(reads: [source], writes: out) { [source, padding] r in
+                    .conv2d(.init(input: r[source], output: r[out], weights: c.weights, bias: c.bias,
+                                  kernelHeight: c.kernelHeight, kernelWidth: c.kernelWidth, strideY: c.strideY,
+                                  strideX: c.strideX, padding: padding, groups: c.groups, activation: c.activation))
+                }
+            case .fullyConnected(let weights, let bias, _):
+                let s = tensorShapes[x]!
+                add(reads: [x], writes: out) { r in
+                    .conv2d(.init(input: r[x], output: r[out], weights: weights, bias: bias, kernelHeight: s.height,
+                                  kernelWidth: s.width, strideY: 1, strideX: 1, padding: .zero, groups: 1,
+                                  activation: .identity))
+                }
+            case .transposedConvolution(let t):
+                add(reads: [x], writes: out) { r in
+                    .transposedConv2d(.init(input: r[x], output: r[out], weights: t.weights, bias: t.bias))
+                }
+            case .activation(let f):
+                add(reads: [x], writes: out) { r in .activation(.init(input: r[x], output: r[out], function: f)) }
+            case .add(let f):
+                let b = node.inputs[1]
+                add(reads: [x, b], writes: out) { r in .add(.init(a: r[x], b: r[b], output: r[out], activation: f)) }
+            case .channelMultiply:
+                let scale = node.inputs[1]
+                add(reads: [x, scale], writes: out) { r in
+                    .channelMultiply(.init(input: r[x], scale: r[scale], output: r[out]))
+                }
+            case .globalAveragePool:
+                add(reads: [x], writes: out) { r in .globalAveragePool(.init(input: r[x], output: r[out])) }
+            case .maxPool(let p):
+                add(reads: [x], writes: out) { r in
+                    .maxPool(.init(input: r[x], output: r[out], kernel: p.kernel, stride: p.stride, padding: p.padding))
+                }
+            case .softmax:
+                add(reads: [x], writes: out) { r in .softmax(.init(input: r[x], output: r[out])) }
+            case .concat:
+                var start = 0
+                for part in node.inputs {
+                    let range = start..<start + tensorShapes[part]!.channels
+                    add(reads: [part], writes: out) { r in .copy(.init(input: r[part], output: r[out].channels(range))) }
+                    start = range.upperBound
+                }
+            case .resize(let mode, let scale):
+                add(reads: [x], writes: out) { r in
+                    .resize(.init(input: r[x], output: r[out], mode: mode, scale: scale))
+                }
+            case .pad(let p, let mode):
+                add(reads: [x], writes: out) { r in .pad2d(.init(input: r[x], output: r[out], padding: p, mode: mode)) }
+            }
+        }
+
+        // Liveness over steps; the input and output tensors have buffers of their own.
+        var first = [Int](repeating: Int.max, count: tensorShapes.count)
+        var last = [Int](repeating: -1, count: tensorShapes.count)
+        for (index, step) in steps.enumerated() {
+            for tensor in step.reads + [step.writes] {
+                first[tensor] = min(first[tensor], index)
+                last[tensor] = max(last[tensor], index)
+            }
+        }
+        let pooled = tensorShapes.indices.filter {
+            $0 != graph.input && $0 != graph.output && last[$0] >= 0
+        }
+        let placement = BufferPlanner.plan(pooled.map {
+            BufferPlanner.Request(size: tensorShapes[$0]!.elementCount, firstStep: first[$0], lastStep: last[$0])
+        }, alignment: offsetAlignment)
+
+        let placeholder = ExecutionPlan.Region(buffer: .pool, offset: 0, shape: .init(channels: 0, height: 0, width: 0))
+        var regions = [ExecutionPlan.Region](repeating: placeholder, count: tensorShapes.count)
+        for (slot, tensor) in pooled.enumerated() {
+            regions[tensor] = .init(buffer: .pool, offset: placement.offsets[slot], shape: tensorShapes[tensor]!)
+        }
+        regions[graph.input] = .init(buffer: .input, offset: 0, shape: tensorShapes[graph.input]!)
+        regions[graph.output] = .init(buffer: .result, offset: 0, shape: tensorShapes[graph.output]!)
+
+        var bufferFloats: [ExecutionPlan.Buffer: Int] = [
+            .input: shape.elementCount, .result: tensorShapes[graph.output]!.elementCount,
+        ]
+        if placement.poolSize > 0 { bufferFloats[.pool] = placement.poolSize }
+        let outputShape = tensorShapes[graph.output]!
+        return ExecutionPlan(
+            steps: steps.map { $0.step(regions) }, bufferFloats: bufferFloats,
+            inputShape: .init(channels: shape.channels, height: shape.height, width: shape.width), output: .result,
+            outputShape: .init(channels: outputShape.channels, height: outputShape.height, width: outputShape.width),
+            constants: graph.constants)
+    }
+
+    /// The graph with each activation node folded into the convolution or add before it, when
+    /// that node's output is read by nothing else and its own activation is the identity.
+    public static func fusingActivations(_ graph: NetworkGraph) -> NetworkGraph {
+        var readers = [Int](repeating: 0, count: graph.tensorCount)
+        for node in graph.nodes { for tensor in node.inputs where tensor >= 0 && tensor < graph.tensorCount { readers[tensor] += 1 } }
+        var producer: [Int: Int] = [:]
+        var nodes = graph.nodes
+        var removed = Set<Int>()
+        for index in nodes.indices {
+            let node = nodes[index]
+            producer[node.output] = index
+            guard case .activation(let f) = node.operation, let x = node.inputs.first,
+                  x != graph.output, readers[x] == 1, let source = producer[x], !removed.contains(source) else { continue }
+            switch nodes[source].operation {
+            case .convolution(var c) where c.activation == .identity:
+                c.activation = f
+                nodes[source].operation = .convolution(c)
+            case .add(let a) where a == .identity:
+                nodes[source].operation = .add(f)
+            default:
+                continue
+            }
+            nodes[source].output = node.output
+            producer[node.output] = source
+            removed.insert(index)
+        }
+        var fused = graph
+        fused.nodes = nodes.indices.filter { !removed.contains($0) }.map { nodes[$0] }
+        return fused
+    }
+}

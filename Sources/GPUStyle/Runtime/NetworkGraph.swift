@@ -1,0 +1,322 @@
+/// A network as a graph of operations over numbered tensors: the one description every model
+/// is given in (built in code, read from ONNX by `ONNXImporter`, or from a `.gpsm` model file),
+/// checked once (`shapes()`), and lowered by `GraphLowering` into the `ExecutionPlan` both
+/// backends run.
+///
+/// Tensors are feature maps of one image, [channels][height][width] in float32; a vector (the
+/// output of a fully connected layer or a global pool) is [n][1][1]. Weights live in
+/// `constants` and are referenced by index.
+public struct NetworkGraph: Sendable {
+    public struct Shape: Sendable, Equatable, Hashable, CustomStringConvertible {
+        public var channels: Int
+        public var height: Int
+        public var width: Int
+        public init(channels: Int, height: Int, width: Int) {
+            self.channels = channels
+            self.height = height
+            self.width = width
+        }
+        public var elementCount: Int { channels * height * width }
+        public var description: String { "\(channels)x\(height)x\(width)" }
+    }
+
+    /// Rows and columns added around a map, on each side.
+    public struct Padding: Sendable, Equatable, Hashable {
+        public var top, left, bottom, right: Int
+        public init(top: Int, left: Int, bottom: Int, right: Int) {
+            self.top = top
+            self.left = left
+            self.bottom = bottom
+            self.right = right
+        }
+        public init(_ all: Int) { self.init(top: all, left: all, bottom: all, right: all) }
+        public static let zero = Padding(0)
+        public var isZero: Bool { self == .zero }
+    }
+
+    public enum PaddingMode: UInt32, Sendable { case zero = 0, reflect = 1 }
+
+    /// An activation with its parameters.
+    public struct ActivationFunction: Sendable, Equatable {
+        public var kind: Activation
+        public var alpha: Float
+        public var beta: Float
+        /// PReLU's per-channel slopes (a constant of `channels` values).
+        public var slopes: Int?
+        public init(_ kind: Activation, alpha: Float = 0, beta: Float = 0, slopes: Int? = nil) {
+            self.kind = kind
+            self.alpha = alpha
+            self.beta = beta
+            self.slopes = slopes
+        }
+        public static let identity = ActivationFunction(.identity)
+        public static let relu = ActivationFunction(.relu)
+        public static let relu6 = ActivationFunction(.relu6)
+    }
+
+    /// 2-D convolution: `weights` is [out][in / groups][kernelHeight][kernelWidth], `bias` [out].
+    /// Depthwise is `groups == in == out`. Batch norm is folded into weights and bias at import.
+    public struct Convolution: Sendable, Equatable {
+        public var weights: Int
+        public var bias: Int?
+        public var outputChannels: Int
+        public var kernelHeight: Int
+        public var kernelWidth: Int
+        public var strideY: Int
+        public var strideX: Int
+        public var padding: Padding
+        public var paddingMode: PaddingMode
+        public var groups: Int
+        public var activation: ActivationFunction
+        public init(weights: Int, bias: Int?, outputChannels: Int, kernelHeight: Int, kernelWidth: Int,
+                    strideY: Int = 1, strideX: Int = 1, padding: Padding = .zero, paddingMode: PaddingMode = .zero,
+                    groups: Int = 1, activation: ActivationFunction = .identity) {
+            self.weights = weights
+            self.bias = bias
+            self.outputChannels = outputChannels
+            self.kernelHeight = kernelHeight
+            self.kernelWidth = kernelWidth
+            self.strideY = strideY
+            self.strideX = strideX
+            self.padding = padding
+            self.paddingMode = paddingMode
+            self.groups = groups
+            self.activation = activation
+        }
+    }
+
+    /// Transposed convolution with kernel 2 and stride 2 (each input pixel paints a 2x2 block):
+    /// `weights` is [in][out][2][2] as ONNX and torch store it, `bias` [out].
+    public struct TransposedConvolution: Sendable, Equatable {
+        public var weights: Int
+        public var bias: Int?
+        public var outputChannels: Int
+        public init(weights: Int, bias: Int?, outputChannels: Int) {
+            self.weights = weights
+            self.bias = bias
+            self.outputChannels = outputChannels
+        }
+    }
+
+    public struct Pooling: Sendable, Equatable {
+        public var kernel: Int
+        public var stride: Int
+        /// Padded cells never win (max over the cells inside the map).
+        public var padding: Padding
+        public init(kernel: Int, stride: Int, padding: Padding = .zero) {
+            self.kernel = kernel
+            self.stride = stride
+            self.padding = padding
+        }
+    }
+
+    public enum ResizeMode: UInt32, Sendable {
+        /// Source pixel floor(y / scale) (ONNX nearest, asymmetric, floor).
+        case nearest = 0
+        /// Half-pixel centres, edge clamped (ONNX linear with half_pixel; torch align_corners=false).
+        case bilinear = 1
+    }
+
+    public enum Operation: Sendable, Equatable {
+        case convolution(Convolution)
+        case transposedConvolution(TransposedConvolution)
+        /// inputs [x]
+        case activation(ActivationFunction)
+        /// inputs [a, b] of one shape; the activation applies to the sum.
+        case add(ActivationFunction)
+        /// inputs [x, scale]: x[c][y][x] * scale[c] (squeeze-and-excite); scale is [C][1][1].
+        case channelMultiply
+        case globalAveragePool
+        case maxPool(Pooling)
+        /// `weights` [out][in] with in = the input's element count, `bias` [out]; output [out][1][1].
+        case fullyConnected(weights: Int, bias: Int?, outputs: Int)
+        /// Over the channels of each pixel.
+        case softmax
+        /// Along channels.
+        case concat
+        /// Integer scale on both axes.
+        case resize(ResizeMode, scale: Int)
+        /// Explicit padding as its own step (reflect padding before a convolution is lowered so).
+        case pad(Padding, PaddingMode)
+
+        public var name: String {
+            switch self {
+            case .convolution(let c): c.groups == 1 ? "conv2d" : "conv2d (groups \(c.groups))"
+            case .transposedConvolution: "conv_transpose"
+            case .activation(let a): "\(a.kind)"
+            case .add: "add"
+            case .channelMultiply: "channel_multiply"
+            case .globalAveragePool: "global_average_pool"
+            case .maxPool: "max_pool"
+            case .fullyConnected: "fully_connected"
+            case .softmax: "softmax"
+            case .concat: "concat"
+            case .resize(let mode, _): "resize (\(mode))"
+            case .pad: "pad"
+            }
+        }
+    }
+
+    public struct Node: Sendable, Equatable {
+        public var name: String
+        public var operation: Operation
+        public var inputs: [Int]
+        public var output: Int
+        public init(name: String, operation: Operation, inputs: [Int], output: Int) {
+            self.name = name
+            self.operation = operation
+            self.inputs = inputs
+            self.output = output
+        }
+    }
+
+    public var input: Int
+    public var output: Int
+    public var tensorCount: Int
+    /// In an order where every tensor is made before it is read.
+    public var nodes: [Node]
+    public var constants: ModelConstants
+
+    public init(input: Int, output: Int, tensorCount: Int, nodes: [Node], constants: ModelConstants) {
+        self.input = input
+        self.output = output
+        self.tensorCount = tensorCount
+        self.nodes = nodes
+        self.constants = constants
+    }
+}
+
+/// A graph that cannot run: which node and why.
+public struct GraphError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension NetworkGraph {
+    /// The shape of every tensor for an input of `input`, checking each node's inputs, weights
+    /// and attributes (every failure names the node).
+    public func shapes(input inputShape: Shape) throws -> [Shape?] {
+        var shapes = [Shape?](repeating: nil, count: tensorCount)
+        guard input >= 0, input < tensorCount, output >= 0, output < tensorCount else {
+            throw GraphError("the graph's input or output tensor is out of range")
+        }
+        shapes[input] = inputShape
+        for node in nodes {
+            func fail(_ why: String) -> GraphError { GraphError("node \(node.name) (\(node.operation.name)): \(why)") }
+            let inputs = try node.inputs.map { index -> Shape in
+                guard index >= 0, index < tensorCount, let shape = shapes[index] else {
+                    throw fail("reads tensor \(index) before it is made")
+                }
+                return shape
+            }
+            guard node.output >= 0, node.output < tensorCount, shapes[node.output] == nil else {
+                throw fail("writes tensor \(node.output), which is out of range or made twice")
+            }
+            func arity(_ n: Int) throws {
+                if inputs.count != n { throw fail("takes \(n) input(s), given \(inputs.count)") }
+            }
+            func constant(_ index: Int?, _ what: String, count: Int) throws {
+                guard let index else { return }
+                guard index >= 0, index < constants.count else { throw fail("\(what) is constant \(index), which does not exist") }
+                guard constants[index].count == count else {
+                    throw fail("\(what) has \(constants[index].count) values, expected \(count)")
+                }
+            }
+            func activation(_ a: ActivationFunction, channels: Int) throws {
+                if a.kind == .prelu {
+                    guard let slopes = a.slopes else { throw fail("PReLU without slopes") }
+                    try constant(slopes, "PReLU slope", count: channels)
+                }
+            }
+            let out: Shape
+            switch node.operation {
+            case .convolution(let c):
+                try arity(1)
+                let x = inputs[0]
+                guard c.groups >= 1, x.channels % c.groups == 0, c.outputChannels % c.groups == 0 else {
+                    throw fail("\(x.channels) input and \(c.outputChannels) output channels do not split into \(c.groups) groups")
+                }
+                guard c.kernelHeight >= 1, c.kernelWidth >= 1, c.strideY >= 1, c.strideX >= 1,
+                      min(c.padding.top, c.padding.left, c.padding.bottom, c.padding.right) >= 0 else {
+                    throw fail("kernel, stride and padding must be positive")
+                }
+                if c.paddingMode == .reflect {
+                    guard max(c.padding.top, c.padding.bottom) < x.height, max(c.padding.left, c.padding.right) < x.width else {
+                        throw fail("reflection padding \(c.padding) is not smaller than the \(x) input")
+                    }
+                }
+                let h = x.height + c.padding.top + c.padding.bottom - c.kernelHeight
+                let w = x.width + c.padding.left + c.padding.right - c.kernelWidth
+                guard h >= 0, w >= 0 else { throw fail("the \(c.kernelHeight)x\(c.kernelWidth) kernel is larger than the padded \(x) input") }
+                try constant(c.weights, "weights", count: c.outputChannels * x.channels / c.groups * c.kernelHeight * c.kernelWidth)
+                try constant(c.bias, "bias", count: c.outputChannels)
+                try activation(c.activation, channels: c.outputChannels)
+                out = Shape(channels: c.outputChannels, height: h / c.strideY + 1, width: w / c.strideX + 1)
+            case .transposedConvolution(let t):
+                try arity(1)
+                let x = inputs[0]
+                try constant(t.weights, "weights", count: x.channels * t.outputChannels * 4)
+                try constant(t.bias, "bias", count: t.outputChannels)
+                out = Shape(channels: t.outputChannels, height: 2 * x.height, width: 2 * x.width)
+            case .activation(let a):
+                try arity(1)
+                try activation(a, channels: inputs[0].channels)
+                out = inputs[0]
+            case .add(let a):
+                try arity(2)
+                guard inputs[0] == inputs[1] else { throw fail("adds \(inputs[0]) to \(inputs[1])") }
+                try activation(a, channels: inputs[0].channels)
+                out = inputs[0]
+            case .channelMultiply:
+                try arity(2)
+                guard inputs[1] == Shape(channels: inputs[0].channels, height: 1, width: 1) else {
+                    throw fail("scales \(inputs[0]) by \(inputs[1]); the scale must be \(inputs[0].channels)x1x1")
+                }
+                out = inputs[0]
+            case .globalAveragePool:
+                try arity(1)
+                out = Shape(channels: inputs[0].channels, height: 1, width: 1)
+            case .maxPool(let p):
+                try arity(1)
+                let x = inputs[0]
+                guard p.kernel >= 1, p.stride >= 1, max(p.padding.top, p.padding.left, p.padding.bottom, p.padding.right) < p.kernel else {
+                    throw fail("kernel \(p.kernel), stride \(p.stride), padding must be smaller than the kernel")
+                }
+                let h = x.height + p.padding.top + p.padding.bottom - p.kernel
+                let w = x.width + p.padding.left + p.padding.right - p.kernel
+                guard h >= 0, w >= 0 else { throw fail("the \(p.kernel)x\(p.kernel) window is larger than the \(x) input") }
+                out = Shape(channels: x.channels, height: h / p.stride + 1, width: w / p.stride + 1)
+            case .fullyConnected(let weights, let bias, let outputs):
+                try arity(1)
+                try constant(weights, "weights", count: outputs * inputs[0].elementCount)
+                try constant(bias, "bias", count: outputs)
+                out = Shape(channels: outputs, height: 1, width: 1)
+            case .softmax:
+                try arity(1)
+                out = inputs[0]
+            case .concat:
+                guard let first = inputs.first else { throw fail("concatenates nothing") }
+                guard inputs.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
+                    throw fail("concatenates maps of different sizes: \(inputs.map(\.description).joined(separator: ", "))")
+                }
+                out = Shape(channels: inputs.reduce(0) { $0 + $1.channels }, height: first.height, width: first.width)
+            case .resize(_, let scale):
+                try arity(1)
+                guard scale >= 1 else { throw fail("scale \(scale)") }
+                out = Shape(channels: inputs[0].channels, height: scale * inputs[0].height, width: scale * inputs[0].width)
+            case .pad(let p, let mode):
+                try arity(1)
+                let x = inputs[0]
+                guard min(p.top, p.left, p.bottom, p.right) >= 0 else { throw fail("negative padding") }
+                if mode == .reflect, max(p.top, p.bottom) >= x.height || max(p.left, p.right) >= x.width {
+                    throw fail("reflection padding is not smaller than the \(x) input")
+                }
+                out = Shape(channels: x.channels, height: x.height + p.top + p.bottom, width: x.width + p.left + p.right)
+            }
+            guard out.elementCount > 0 else { throw fail("makes an empty \(out) tensor") }
+            shapes[node.output] = out
+        }
+        guard shapes[output] != nil else { throw GraphError("no node makes the graph's output tensor \(output)") }
+        return shapes
+    }
+}

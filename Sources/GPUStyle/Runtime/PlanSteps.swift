@@ -1,0 +1,235 @@
+/// The steps a lowered `NetworkGraph` is made of (`GraphLowering`), one per op, each with its
+/// own constants (no global table). Every step reads and writes `Region`s: a tensor at an
+/// offset of a plan buffer, dense [C][H][W] with channel planes `height * width` floats apart.
+/// Intermediate tensors share `.pool`, placed by liveness (`BufferPlanner`); the graph's input
+/// is `.input` and its output `.result`, both at offset 0.
+///
+/// Each op has one stem everywhere: `Conv2D` is `conv2d` in `CKernels/conv2d_graph.c`, in
+/// `Shaders/conv2d_graph.comp`, in `CPU/` and `Vulkan/` and in `Conv2DTests`.
+extension ExecutionPlan {
+    public struct Region: Sendable, Equatable {
+        public var buffer: Buffer
+        /// Floats from the buffer's start (a multiple of `planeAlignment` for pool tensors, so
+        /// a region can be bound on its own on Vulkan).
+        public var offset: Int
+        public var shape: NetworkGraph.Shape
+        public init(buffer: Buffer, offset: Int, shape: NetworkGraph.Shape) {
+            self.buffer = buffer
+            self.offset = offset
+            self.shape = shape
+        }
+        public var channels: Int { shape.channels }
+        public var height: Int { shape.height }
+        public var width: Int { shape.width }
+        public var planeStride: Int { shape.height * shape.width }
+        public var floatCount: Int { shape.elementCount }
+        /// Channels `range` of this tensor (a concat writes its inputs into such slices).
+        public func channels(_ range: Range<Int>) -> Region {
+            Region(buffer: buffer, offset: offset + range.lowerBound * planeStride,
+                   shape: .init(channels: range.count, height: height, width: width))
+        }
+    }
+
+    /// Convolution with zero padding, bias and activation; groups (depthwise when groups ==
+    /// channels). Weights [out][in / groups][kh][kw] and bias index `constants`. A fully
+    /// connected layer is the convolution whose kernel covers its whole input.
+    public struct Conv2D: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public var weights: Int
+        public var bias: Int?
+        public var kernelHeight: Int
+        public var kernelWidth: Int
+        public var strideY: Int
+        public var strideX: Int
+        public var padding: NetworkGraph.Padding
+        public var groups: Int
+        public var activation: NetworkGraph.ActivationFunction
+        public init(input: Region, output: Region, weights: Int, bias: Int?, kernelHeight: Int, kernelWidth: Int,
+                    strideY: Int, strideX: Int, padding: NetworkGraph.Padding, groups: Int,
+                    activation: NetworkGraph.ActivationFunction) {
+            self.input = input
+            self.output = output
+            self.weights = weights
+            self.bias = bias
+            self.kernelHeight = kernelHeight
+            self.kernelWidth = kernelWidth
+            self.strideY = strideY
+            self.strideX = strideX
+            self.padding = padding
+            self.groups = groups
+            self.activation = activation
+        }
+        public var isDepthwise: Bool { groups > 1 && groups == input.channels && groups == output.channels }
+        public var isPointwise: Bool {
+            groups == 1 && kernelHeight == 1 && kernelWidth == 1 && strideY == 1 && strideX == 1 && padding.isZero
+        }
+        public var multiplyAdds: Int { output.floatCount * (input.channels / groups) * kernelHeight * kernelWidth }
+    }
+
+    /// Kernel 2, stride 2: out[o][2y+i][2x+j] = bias[o] + sum_c in[c][y][x] * w[c][o][i][j].
+    public struct TransposedConv2D: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public var weights: Int
+        public var bias: Int?
+        public init(input: Region, output: Region, weights: Int, bias: Int?) {
+            self.input = input
+            self.output = output
+            self.weights = weights
+            self.bias = bias
+        }
+    }
+
+    /// `output = f(input)` elementwise (in place when the regions are equal).
+    public struct ActivationStep: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public var function: NetworkGraph.ActivationFunction
+        public init(input: Region, output: Region, function: NetworkGraph.ActivationFunction) {
+            self.input = input
+            self.output = output
+            self.function = function
+        }
+    }
+
+    /// `output = f(a + b)`.
+    public struct Add: Sendable, Equatable {
+        public var a: Region
+        public var b: Region
+        public var output: Region
+        public var activation: NetworkGraph.ActivationFunction
+        public init(a: Region, b: Region, output: Region, activation: NetworkGraph.ActivationFunction) {
+            self.a = a
+            self.b = b
+            self.output = output
+            self.activation = activation
+        }
+    }
+
+    /// `output[c] = input[c] * scale[c]` (scale is [C][1][1]).
+    public struct ChannelMultiply: Sendable, Equatable {
+        public var input: Region
+        public var scale: Region
+        public var output: Region
+        public init(input: Region, scale: Region, output: Region) {
+            self.input = input
+            self.scale = scale
+            self.output = output
+        }
+    }
+
+    /// Mean of each channel plane, into [C][1][1].
+    public struct GlobalAveragePool: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public init(input: Region, output: Region) {
+            self.input = input
+            self.output = output
+        }
+    }
+
+    public struct MaxPool: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public var kernel: Int
+        public var stride: Int
+        public var padding: NetworkGraph.Padding
+        public init(input: Region, output: Region, kernel: Int, stride: Int, padding: NetworkGraph.Padding) {
+            self.input = input
+            self.output = output
+            self.kernel = kernel
+            self.stride = stride
+            self.padding = padding
+        }
+    }
+
+    /// Over the channels of each pixel.
+    public struct Softmax: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public init(input: Region, output: Region) {
+            self.input = input
+            self.output = output
+        }
+    }
+
+    /// `output = input` (same shape; a concat is one copy per input into a channel slice).
+    public struct Copy: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public init(input: Region, output: Region) {
+            self.input = input
+            self.output = output
+        }
+    }
+
+    public struct Resize: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public var mode: NetworkGraph.ResizeMode
+        public var scale: Int
+        public init(input: Region, output: Region, mode: NetworkGraph.ResizeMode, scale: Int) {
+            self.input = input
+            self.output = output
+            self.mode = mode
+            self.scale = scale
+        }
+    }
+
+    /// Zero or reflection padding into a larger dense map.
+    public struct Pad2D: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public var padding: NetworkGraph.Padding
+        public var mode: NetworkGraph.PaddingMode
+        public init(input: Region, output: Region, padding: NetworkGraph.Padding, mode: NetworkGraph.PaddingMode) {
+            self.input = input
+            self.output = output
+            self.padding = padding
+            self.mode = mode
+        }
+    }
+}
+
+extension ExecutionPlan.Step {
+    /// The regions a graph step reads, then the one it writes (nil for the style network's steps).
+    public var graphRegions: (reads: [ExecutionPlan.Region], writes: ExecutionPlan.Region)? {
+        switch self {
+        case .pad, .convolution, .normStatistics, .normApply, .normMoments: nil
+        case .conv2d(let s): ([s.input], s.output)
+        case .transposedConv2d(let s): ([s.input], s.output)
+        case .activation(let s): ([s.input], s.output)
+        case .add(let s): ([s.a, s.b], s.output)
+        case .channelMultiply(let s): ([s.input, s.scale], s.output)
+        case .globalAveragePool(let s): ([s.input], s.output)
+        case .maxPool(let s): ([s.input], s.output)
+        case .softmax(let s): ([s.input], s.output)
+        case .copy(let s): ([s.input], s.output)
+        case .resize(let s): ([s.input], s.output)
+        case .pad2d(let s): ([s.input], s.output)
+        }
+    }
+
+    /// The op's stem (C file, shader, test), e.g. "conv2d", for reports.
+    public var opName: String {
+        switch self {
+        case .pad: "pad"
+        case .convolution: "convolution"
+        case .normStatistics: "norm_stats"
+        case .normApply: "norm_apply"
+        case .normMoments: "norm_moments"
+        case .conv2d(let s): s.isDepthwise ? "conv2d depthwise" : "conv2d"
+        case .transposedConv2d: "transposed_conv2d"
+        case .activation: "activation"
+        case .add: "add"
+        case .channelMultiply: "channel_multiply"
+        case .globalAveragePool: "global_average_pool"
+        case .maxPool: "max_pool"
+        case .softmax: "softmax"
+        case .copy: "copy"
+        case .resize: "resize"
+        case .pad2d: "pad2d"
+        }
+    }
+}
