@@ -20,7 +20,7 @@ struct EmbedResources: BuildToolPlugin {
         let stages = shaderFiles.filter { $0.pathExtension == "comp" }
         let weights = try fm.contentsOfDirectory(atPath: weightsDir.path())
             .sorted()
-            .filter { $0.hasSuffix(".gpsw") }
+            .filter { $0.hasSuffix(".gpsw") || $0.hasSuffix(".gpsm") }
             .map { weightsDir.appending(path: $0) }
 
         let shaderSwift = out.appending(path: "EmbeddedShaders.swift")

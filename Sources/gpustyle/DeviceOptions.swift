@@ -5,20 +5,13 @@ enum DeviceName: String, ExpressibleByArgument, CaseIterable {
     case auto, gpu, cpu
 }
 
-/// `--device`, `--gpu-id`, `--max-memory` and `--verbose`, shared by the commands that run the
-/// network.
-struct DeviceOptions: ParsableArguments {
+/// `--device`, `--gpu-id` and `--verbose`: where a network runs (every command that runs one).
+struct DeviceChoiceOptions: ParsableArguments {
     @Option(help: "Where to run: auto (a real GPU if present, else the CPU path), gpu (Vulkan), or cpu.")
     var device: DeviceName = .auto
 
     @Option(name: .customLong("gpu-id"), help: "Vulkan device index (see `gpustyle devices`); implies --device gpu unless --device is given.")
     var gpuID: Int?
-
-    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
-        "Memory one image may use, e.g. 800M or 2G; larger images run in tiles (same result within 1/255).",
-        discussion: "Default: half of the memory available (cgroup limit included), at most 4G."),
-            transform: MemorySize.parse)
-    var maxMemory: Int?
 
     @Flag(name: .shortAndLong, help: "Say which path was chosen and why, and time each image.")
     var verbose = false
@@ -31,18 +24,40 @@ struct DeviceOptions: ParsableArguments {
         }
     }
 
-    /// Creates the backend, printing warnings (always) and the reason (under --verbose).
-    func makeStylizer() throws -> Stylizer {
-        let model = try StyleModel.bundled()
+    /// Picks the backend, printing warnings (always) and the reason (under --verbose).
+    func choose(convolutions: [ConvolutionWeights]) throws -> DeviceChoice {
         let choice: DeviceChoice
         do {
-            choice = try DeviceSelector.choose(preference, model: model)
+            choice = try DeviceSelector.choose(preference, convolutions: convolutions)
         } catch {
             // Only an explicit GPU request reaches here: auto always has the CPU path.
             throw CommandFailure(message: "GPU requested but unusable: \(error)")
         }
         choice.warnings.forEach(printToStandardError)
         if verbose { printToStandardError("device: \(choice.backend.name) — \(choice.reason)") }
+        return choice
+    }
+}
+
+/// The device choice and `--max-memory`, shared by the commands that run the style network.
+struct DeviceOptions: ParsableArguments {
+    @OptionGroup var choice: DeviceChoiceOptions
+
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
+        "Memory one image may use, e.g. 800M or 2G; larger images run in tiles (same result within 1/255).",
+        discussion: "Default: half of the memory available (cgroup limit included), at most 4G."),
+            transform: MemorySize.parse)
+    var maxMemory: Int?
+
+    var device: DeviceName { choice.device }
+    var gpuID: Int? { choice.gpuID }
+    var verbose: Bool { choice.verbose }
+    var preference: DevicePreference { choice.preference }
+
+    /// Creates the backend, printing warnings (always) and the reason (under --verbose).
+    func makeStylizer() throws -> Stylizer {
+        let model = try StyleModel.bundled()
+        let choice = try choice.choose(convolutions: model.convolutions)
         let stylizer = Stylizer(model: model, backend: choice.backend)
         stylizer.memoryBudget = maxMemory ?? MemoryBudget.defaultBudget()
         if verbose, maxMemory == nil {

@@ -23,7 +23,13 @@ public enum DeviceSelector {
     /// `auto`, a Vulkan failure during a run re-runs that work on the CPU (see `FallbackBackend`).
     /// `gpu` never falls back: its errors are thrown.
     public static func choose(_ preference: DevicePreference, model: StyleModel, validation: Bool = false) throws -> DeviceChoice {
-        let convolutions = model.convolutions
+        try choose(preference, convolutions: model.convolutions, validation: validation)
+    }
+
+    /// The same choice for any network: `convolutions` are the style network's layer weights
+    /// (none for a lowered `NetworkGraph`, whose plans carry their constants).
+    public static func choose(_ preference: DevicePreference, convolutions: [ConvolutionWeights],
+                              validation: Bool = false) throws -> DeviceChoice {
         switch preference {
         case .cpu:
             return DeviceChoice(backend: CPUBackend(weights: convolutions), reason: "--device cpu", warnings: [])

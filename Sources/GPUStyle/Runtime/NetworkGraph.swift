@@ -7,7 +7,7 @@
 /// output of a fully connected layer or a global pool) is [n][1][1]. Weights live in
 /// `constants` and are referenced by index.
 public struct NetworkGraph: Sendable {
-    public struct Shape: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public struct Shape: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
         public var channels: Int
         public var height: Int
         public var width: Int
@@ -21,7 +21,7 @@ public struct NetworkGraph: Sendable {
     }
 
     /// Rows and columns added around a map, on each side.
-    public struct Padding: Sendable, Equatable, Hashable {
+    public struct Padding: Sendable, Equatable, Hashable, Codable {
         public var top, left, bottom, right: Int
         public init(top: Int, left: Int, bottom: Int, right: Int) {
             self.top = top
@@ -34,10 +34,10 @@ public struct NetworkGraph: Sendable {
         public var isZero: Bool { self == .zero }
     }
 
-    public enum PaddingMode: UInt32, Sendable { case zero = 0, reflect = 1 }
+    public enum PaddingMode: UInt32, Sendable, Codable { case zero = 0, reflect = 1 }
 
     /// An activation with its parameters.
-    public struct ActivationFunction: Sendable, Equatable {
+    public struct ActivationFunction: Sendable, Equatable, Codable {
         public var kind: Activation
         public var alpha: Float
         public var beta: Float
@@ -56,7 +56,7 @@ public struct NetworkGraph: Sendable {
 
     /// 2-D convolution: `weights` is [out][in / groups][kernelHeight][kernelWidth], `bias` [out].
     /// Depthwise is `groups == in == out`. Batch norm is folded into weights and bias at import.
-    public struct Convolution: Sendable, Equatable {
+    public struct Convolution: Sendable, Equatable, Codable {
         public var weights: Int
         public var bias: Int?
         public var outputChannels: Int
@@ -87,7 +87,7 @@ public struct NetworkGraph: Sendable {
 
     /// Transposed convolution with kernel 2 and stride 2 (each input pixel paints a 2x2 block):
     /// `weights` is [in][out][2][2] as ONNX and torch store it, `bias` [out].
-    public struct TransposedConvolution: Sendable, Equatable {
+    public struct TransposedConvolution: Sendable, Equatable, Codable {
         public var weights: Int
         public var bias: Int?
         public var outputChannels: Int
@@ -98,7 +98,7 @@ public struct NetworkGraph: Sendable {
         }
     }
 
-    public struct Pooling: Sendable, Equatable {
+    public struct Pooling: Sendable, Equatable, Codable {
         public var kernel: Int
         public var stride: Int
         /// Padded cells never win (max over the cells inside the map).
@@ -110,14 +110,14 @@ public struct NetworkGraph: Sendable {
         }
     }
 
-    public enum ResizeMode: UInt32, Sendable {
+    public enum ResizeMode: UInt32, Sendable, Codable {
         /// Source pixel floor(y / scale) (ONNX nearest, asymmetric, floor).
         case nearest = 0
         /// Half-pixel centres, edge clamped (ONNX linear with half_pixel; torch align_corners=false).
         case bilinear = 1
     }
 
-    public enum Operation: Sendable, Equatable {
+    public enum Operation: Sendable, Equatable, Codable {
         case convolution(Convolution)
         case transposedConvolution(TransposedConvolution)
         /// inputs [x]
@@ -157,7 +157,7 @@ public struct NetworkGraph: Sendable {
         }
     }
 
-    public struct Node: Sendable, Equatable {
+    public struct Node: Sendable, Equatable, Codable {
         public var name: String
         public var operation: Operation
         public var inputs: [Int]
@@ -318,5 +318,21 @@ extension NetworkGraph {
         }
         guard shapes[output] != nil else { throw GraphError("no node makes the graph's output tensor \(output)") }
         return shapes
+    }
+}
+
+/// Written by name in model files ("relu6"), so a header reads as what it means.
+extension Activation: Codable {
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let kind = Activation.allCases.first(where: { "\($0)" == name }) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown activation \(name)"))
+        }
+        self = kind
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode("\(self)")
     }
 }

@@ -1,0 +1,27 @@
+import Foundation
+
+/// How `gpustyle classify` prints an answer: text for people, JSON for programs.
+public enum ClassificationReport {
+    /// `  45.1 %  tabby cat (281)` per class, under the file's name when there are several files.
+    public static func text(_ classifications: [Classification], file: String, showFile: Bool) -> String {
+        var lines: [String] = showFile ? ["\(PrintableText.escaping(file)):"] : []
+        for c in classifications {
+            lines.append(String(format: "%@%6.2f %%  %@ (%d)", showFile ? "  " : "", Double(c.confidence) * 100,
+                                PrintableText.escaping(c.label), c.index))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `{"file": ..., "classifications": [{"index", "label", "confidence"}]}` on one line (one
+    /// line per file: JSON Lines when there are several).
+    public static func json(_ classifications: [Classification], file: String) -> String {
+        struct Answer: Encodable {
+            let file: String
+            let classifications: [Classification]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(Answer(file: file, classifications: classifications))) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

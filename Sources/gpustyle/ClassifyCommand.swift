@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+struct ClassifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "classify",
+        abstract: "Name what a photo shows (scene classification, like Vision's VNClassifyImageRequest).",
+        discussion: """
+        The built-in model is MobileNetV2 trained on ImageNet-1k (1000 classes, torchvision's
+        weights). The photo is prepared as torchvision does: the shorter side resized to 256 with
+        an antialiased bilinear filter, the centre 224x224 kept, each channel normalised by
+        ImageNet's mean and standard deviation. Several files or folders (every PNG and JPEG in
+        them) may be given; a file that fails is reported and the others go on.
+        """
+    )
+
+    @Option(help: "How many classes to print, most likely first.")
+    var top = 5
+
+    @Flag(help: "Print JSON: {\"file\", \"classifications\": [{\"index\", \"label\", \"confidence\"}]}, one line per file.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Use this model instead of the built-in one: a .gpsm file (gpustyle convert-model) or an ONNX classifier.",
+                               valueName: "file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("Class names for --model, one per line (an ONNX file carries none).", valueName: "file"))
+    var labels: String?
+
+    @OptionGroup var deviceOptions: DeviceChoiceOptions
+
+    @OptionGroup var inputOptions: InputOptions
+
+    @Argument(help: "Photos (PNG or JPEG) or folders of them, or - for stdin.")
+    var inputs: [String]
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give a photo, a folder or -") }
+        guard top >= 1 else { throw ValidationError("--top must be at least 1") }
+        if labels != nil && model == nil { throw ValidationError("--labels names the classes of --model; the built-in model has its own") }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once") }
+    }
+
+    func run() throws {
+        let files = try inputs.flatMap(InputFiles.expand)
+        let modelFile: ModelFile
+        do {
+            modelFile = try model.map { try ModelLibrary.load(path: $0, labels: labels) }
+                ?? ModelLibrary.builtin(ModelLibrary.defaultClassifier)
+        } catch {
+            throw CommandFailure(message: "\(error)")
+        }
+        let choice = try deviceOptions.choose(convolutions: [])
+        let classifier: ImageClassifier
+        do {
+            classifier = try ImageClassifier(model: modelFile, backend: choice.backend)
+        } catch {
+            throw CommandFailure(message: "\(model ?? modelFile.metadata.name): \(error)")
+        }
+        var failures = 0, internalFailures = 0
+        for file in files {
+            do {
+                let image = try ImageIO.read(path: file, limits: inputOptions.limits)
+                let start = MonotonicClock.seconds()
+                let answer = try classifier.classify(image, top: top)
+                if deviceOptions.verbose {
+                    printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
+                }
+                try StandardOutput.print(json ? ClassificationReport.json(answer, file: file)
+                                              : ClassificationReport.text(answer, file: file, showFile: files.count > 1))
+            } catch let error as OutputError {
+                throw error  // stdout is gone: nothing more can be reported
+            } catch {
+                if files.count == 1 { throw error }
+                failures += 1
+                if !Main.isUserError(error) { internalFailures += 1 }
+                let text = "\(error)"
+                Main.printError(text.hasPrefix(PrintableText.escaping(file)) ? text : "\(file): \(text)")
+            }
+        }
+        if failures > 0 {
+            throw CommandFailure(message: "\(failures) of \(files.count) images failed", status: internalFailures > 0 ? 1 : 2)
+        }
+    }
+}
+
+/// Command-line inputs as files: a folder stands for its PNG and JPEG files (sorted by name).
+enum InputFiles {
+    static func expand(_ path: String) throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return [path]
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw CommandFailure(message: "\(PrintableText.escaping(path)): cannot list the folder (\(error.localizedDescription))")
+        }
+        let files = names.filter { FolderJob.extensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .sorted()
+            .map { (path as NSString).appendingPathComponent($0) }
+            .filter { !FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) || !isDirectory.boolValue }
+        guard !files.isEmpty else { throw CommandFailure(message: "no PNG or JPEG files in \(PrintableText.escaping(path))") }
+        return files
+    }
+}
