@@ -31,9 +31,14 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Skip the network: time only the rectangle stages (for peer scripts that compare those alone).")
     var noNetwork = false
 
+    @Flag(help: "Also time the built-in classifier (MobileNetV2, 224x224) on each path.")
+    var classify = false
+
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
-        guard !(noNetwork && noRectangles) else { throw ValidationError("--no-network and --no-rectangles leave nothing to time") }
+        guard !(noNetwork && noRectangles && !classify) else {
+            throw ValidationError("--no-network and --no-rectangles leave nothing to time")
+        }
         _ = try parsedSizes()
     }
 
@@ -74,9 +79,12 @@ struct BenchCommand: ParsableCommand {
             }
         }
         var rectangles: [RectangleBench.Row] = []
+        let context = device == .cpu || (noRectangles && !classify) ? nil : try? VulkanContext()
         if !noRectangles {
-            let context = device == .cpu ? nil : try? VulkanContext()
             rectangles = try RectangleBench(runs: runs).run(vulkan: context)
+        }
+        if classify {
+            rectangles += try ClassifyBench(runs: runs).run(vulkan: context)
         }
         let report = BenchReport(paths: paths, results: results, rectangles: rectangles)
         try StandardOutput.print(json ? report.json() : report.table())

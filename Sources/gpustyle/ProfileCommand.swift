@@ -15,9 +15,13 @@ struct ProfileCommand: ParsableCommand {
     )
 
     enum Paths: String, ExpressibleByArgument { case all, cpu, gpu }
+    enum Network: String, ExpressibleByArgument { case style, classify }
 
     @Option(help: "Which paths to profile: all, cpu or gpu.")
     var device: Paths = .all
+
+    @Option(help: "Which network: style (the 26-style network at --size) or classify (the built-in MobileNetV2 at 224x224).")
+    var network: Network = .style
 
     @Option(help: "Input size WxH (rounded up to multiples of 4).")
     var size: String = "512x512"
@@ -68,12 +72,21 @@ struct ProfileCommand: ParsableCommand {
     func run() throws {
         for path in [trace, plot].compactMap({ $0 }) { try Self.checkOutput(path) }
         let model = try StyleModel.bundled()
-        let mix = try StyleMix(style: style)
-        let (w, h) = try parsedSize()
-        let plan = ExecutionPlan(height: (h + 3) / 4 * 4, width: (w + 3) / 4 * 4)
-        let inputs: [ExecutionPlan.Buffer: [Float]] = [.input: Self.input(plan)]
-        let parameters = model.normParameters(for: mix)
-
+        let plan: ExecutionPlan
+        let inputs: [ExecutionPlan.Buffer: [Float]]
+        let parameters: [Float]
+        switch network {
+        case .style:
+            let (w, h) = try parsedSize()
+            plan = ExecutionPlan(height: (h + 3) / 4 * 4, width: (w + 3) / 4 * 4)
+            inputs = [.input: Self.input(plan)]
+            parameters = model.normParameters(for: try StyleMix(style: style))
+        case .classify:
+            let classifier = try ClassifierPlan.builtin()
+            plan = classifier.plan
+            inputs = [.input: classifier.input]
+            parameters = []
+        }
         var reports: [ProfileReport] = []
         var notes: [String] = []
         var chrome = ChromeTrace()
@@ -85,13 +98,14 @@ struct ProfileCommand: ParsableCommand {
         }
 
         if device != .gpu {
-            let cpu = CPUBackend(weights: model.convolutions)
+            let cpu = CPUBackend(weights: network == .style ? model.convolutions : [])
             try profile("cpu", cpu, limits: { skipLimits ? nil : MicroBenchmarks.cpu() }, pid: 1, track: "calling thread (kernels on all cores)")
         }
         if device != .cpu {
             do {
                 let context = try VulkanContext()
-                let vulkan = try VulkanBackend(context: context, weights: model.convolutions, options: .environment)
+                let vulkan = try VulkanBackend(context: context, weights: network == .style ? model.convolutions : [],
+                                               options: .environment)
                 try profile("vulkan", vulkan, limits: { skipLimits ? nil : try MicroBenchmarks.vulkan(vulkan) },
                             pid: 2, track: "compute queue")
             } catch {
@@ -150,5 +164,20 @@ struct ProfileCommand: ParsableCommand {
         lines += TextTable.format([["op kind", "steps"] + header.dropFirst(2)]
                                   + report.kinds.map { cells($0, $0.kind, "\($0.count)") })
         return lines.joined(separator: "\n")
+    }
+}
+
+/// The built-in classifier's plan and the bench photo prepared as its input (bench and profile
+/// time the same work).
+struct ClassifierPlan {
+    let classifier: ImageClassifier
+    let plan: ExecutionPlan
+    let input: [Float]
+
+    static func builtin(backend: NetworkBackend = CPUBackend(weights: [])) throws -> ClassifierPlan {
+        let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend)
+        let side = classifier.preprocessing.cropSide
+        return ClassifierPlan(classifier: classifier, plan: try classifier.lowered(),
+                              input: classifier.preprocessing.tensor(BenchInput.image(width: 2 * side, height: 2 * side)))
     }
 }

@@ -55,14 +55,20 @@ public final class ImageClassifier {
         return graph
     }
 
+    /// The plan the classifier runs (made once).
+    public func lowered() throws -> ExecutionPlan {
+        if let plan { return plan }
+        let side = preprocessing.cropSide
+        let lowered = try GraphLowering.lower(graph, input: .init(channels: 3, height: side, width: side))
+        plan = lowered
+        return lowered
+    }
+
     /// Class probabilities for a network input (`preprocessing.tensor`, [3][side][side]).
     public func probabilities(tensor: [Float]) throws -> [Float] {
         let side = preprocessing.cropSide
         precondition(tensor.count == 3 * side * side, "the input must be 3 x \(side) x \(side)")
-        if plan == nil {
-            plan = try GraphLowering.lower(graph, input: .init(channels: 3, height: side, width: side))
-        }
-        let plan = plan!
+        let plan = try lowered()
         let result = try backend.run(plan, inputs: [.input: tensor], normParameters: [], affine: nil, outputs: [.result])
         return Array(result[.result]!.prefix(plan.outputShape.channels))
     }

@@ -1,0 +1,33 @@
+import Foundation
+import GPUStyle
+
+/// The built-in classifier in `gpustyle bench --classify`: MobileNetV2 at 224x224 (network and
+/// softmax, from the prepared input tensor) on every path, each path's probabilities compared
+/// with the CPU path's.
+struct ClassifyBench {
+    let runs: Int
+
+    func run(vulkan: VulkanContext?) throws -> [RectangleBench.Row] {
+        var backends: [(String, NetworkBackend)] = [("cpu", CPUBackend(weights: []))]
+        if let vulkan { backends.append(("vulkan", try VulkanBackend(context: vulkan, weights: [], options: .environment))) }
+        var rows: [RectangleBench.Row] = []
+        var reference: [Float]?
+        for (label, backend) in backends {
+            let setup = try ClassifierPlan.builtin(backend: backend)
+            let side = setup.classifier.preprocessing.cropSide
+            var probabilities: [Float] = []
+            let seconds = try RectangleBench(runs: runs).time {
+                probabilities = try setup.classifier.probabilities(tensor: setup.input)
+            }
+            var row = RectangleBench.Row(work: "classify", size: "\(side)x\(side)", path: label, seconds: seconds)
+            if let reference {
+                let difference = zip(reference, probabilities).map { abs($0 - $1) }.max() ?? 0
+                row.parity = String(format: "max|dp| %.1e", difference)
+            } else {
+                reference = probabilities
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+}
