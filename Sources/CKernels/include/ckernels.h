@@ -68,9 +68,6 @@ void gs_edge_sobel_rows(const float *c0, const float *c1, const float *c2, float
 void gs_activation(const float *x, const float *b, int64_t n, int kind, float alpha, float beta, float slope,
                    float *y);
 
-/// Sum of n floats, float partial sums combined in double (accurate for large planes).
-double gs_plane_sum(const float *x, int64_t n);
-
 /// Max pooling of one plane, output rows [row_begin, row_end): window (oy*stride - pad_top,
 /// ox*stride - pad_left) of kernel x kernel, cells outside the map ignored.
 void gs_max_pool_rows(const float *x, int in_height, int in_width, float *y, int out_width,
