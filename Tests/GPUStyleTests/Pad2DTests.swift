@@ -18,4 +18,14 @@ final class Pad2DTests: GraphOpTestCase {
             }
         }
     }
+
+    func testVulkanInChannelChunks() throws {
+        let t = try fixture("pad2d_reflect1")
+        guard let backend = try chunkedVulkan(bindingBytes: 4 * 36 + 256) else { throw XCTSkip("no Vulkan") }
+        var layout = PoolLayout()
+        let input = layout.place(t["input"]!), output = layout.place(GraphOps.shape(t["output"]!))
+        let pool = try GraphOps.run([.pad2d(.init(input: input, output: output, padding: .init(1), mode: .reflect))], layout,
+                                    on: backend)
+        assertClose(GraphOps.read(pool, output), t["output"]!.values, tolerance: 0, "vulkan chunked pad2d")
+    }
 }

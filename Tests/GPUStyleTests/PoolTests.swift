@@ -52,4 +52,17 @@ final class PoolTests: GraphOpTestCase {
             }
         }
     }
+
+    /// One channel plane per binding: the chunked dispatches of both pools.
+    func testVulkanInChannelChunks() throws {
+        let t = try fixture("max_pool_k3s2p1"), g = try fixture("global_average_pool_c5")
+        guard let backend = try chunkedVulkan(bindingBytes: 4 * 99 + 256) else { throw XCTSkip("no Vulkan") }
+        var layout = PoolLayout()
+        let input = layout.place(t["input"]!), output = layout.place(GraphOps.shape(t["output"]!))
+        let averaged = layout.place(g["input"]!), mean = layout.place(GraphOps.shape(g["output"]!))
+        let pool = try GraphOps.run([.maxPool(.init(input: input, output: output, kernel: 3, stride: 2, padding: .init(1))),
+                                     .globalAveragePool(.init(input: averaged, output: mean))], layout, on: backend)
+        assertClose(GraphOps.read(pool, output), t["output"]!.values, tolerance: 0, "vulkan chunked max pool")
+        assertClose(GraphOps.read(pool, mean), g["output"]!.values, tolerance: 1e-6, "vulkan chunked global average pool")
+    }
 }
