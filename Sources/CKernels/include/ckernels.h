@@ -61,6 +61,32 @@ void gs_edge_blur_columns(const float *src, float *dst, int width, int height, i
 void gs_edge_sobel_rows(const float *c0, const float *c1, const float *c2, float *magnitude, float *gx, float *gy,
                         int width, int row_begin, int row_end);
 
+// Graph steps (ExecutionPlan, PlanSteps.swift); maps are dense [C][H][W] channel planes.
+
+/// y[i] = act(x[i] + b[i]) (b may be NULL: act(x[i])) for n floats, act one of `Activation`
+/// (activation.h: kind, alpha, beta, the channel's PReLU slope). In place (y == x) is allowed.
+void gs_activation(const float *x, const float *b, int64_t n, int kind, float alpha, float beta, float slope,
+                   float *y);
+
+/// Max pooling of one plane, output rows [row_begin, row_end): window (oy*stride - pad_top,
+/// ox*stride - pad_left) of kernel x kernel, cells outside the map ignored.
+void gs_max_pool_rows(const float *x, int in_height, int in_width, float *y, int out_width,
+                      int kernel, int stride, int pad_top, int pad_left, int row_begin, int row_end);
+
+/// Softmax over `channels` planes `plane` floats apart for pixels [begin, end), max subtracted
+/// first. In place (y == x) is allowed.
+void gs_softmax_pixels(const float *x, int channels, int64_t plane, int64_t begin, int64_t end, float *y);
+
+/// Resize of one plane by an integer scale, output rows [row_begin, row_end): mode 0 nearest
+/// (source floor(o / scale)), 1 bilinear with half-pixel centres, edges clamped.
+void gs_resize_rows(const float *x, int in_height, int in_width, int scale, int mode, float *y,
+                    int row_begin, int row_end);
+
+/// Padding of one plane into out_width-wide rows [row_begin, row_end): zeros, or with
+/// `reflect` numpy's reflection (edge not repeated; padding smaller than the side).
+void gs_pad2d_rows(const float *x, int in_height, int in_width, float *y, int out_width,
+                   int top, int left, int reflect, int row_begin, int row_end);
+
 /// Name of the instruction set the kernels dispatch to on this CPU ("avx2+fma" or "portable").
 const char *gs_cpu_kernel_isa(void);
 #endif

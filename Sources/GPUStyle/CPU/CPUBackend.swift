@@ -58,7 +58,7 @@ public final class CPUBackend: NetworkBackend {
             affine.withUnsafeMutableBufferPointer { affine in
                 for (index, step) in plan.steps.enumerated() {
                     let start = stepObserver == nil ? 0 : MonotonicClock.seconds()
-                    execute(step, storage, parameters.baseAddress!, affine.baseAddress!)
+                    execute(step, storage, parameters.baseAddress!, affine.baseAddress!, constants: plan.constants)
                     stepObserver?(index, step, MonotonicClock.seconds() - start)
                 }
             }
@@ -71,7 +71,8 @@ public final class CPUBackend: NetworkBackend {
     }
 
     private func execute(_ step: ExecutionPlan.Step, _ storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>],
-                         _ parameters: UnsafePointer<Float>, _ affine: UnsafeMutablePointer<Float>) {
+                         _ parameters: UnsafePointer<Float>, _ affine: UnsafeMutablePointer<Float>, constants: ModelConstants?) {
+        let graph = GraphStorage(buffers: storage, constants: constants)
         switch step {
         case .pad(let pad):
             ReflectPad.run(pad, source: storage[pad.source]!, destination: storage[pad.destination]!)
@@ -84,6 +85,15 @@ public final class CPUBackend: NetworkBackend {
                                residual: apply.residual.map { UnsafePointer(storage[$0]!) }, affine: affine)
         case .normMoments(let moments):
             InstanceNorm.moments(moments, source: storage[moments.source]!, destination: storage[moments.destination]!)
+        case .activation(let s): GraphActivation.run(s, graph)
+        case .add(let s): GraphActivation.run(s, graph)
+        case .channelMultiply(let s): GraphCopy.run(s, graph)
+        case .copy(let s): GraphCopy.run(s, graph)
+        case .globalAveragePool(let s): GraphPool.run(s, graph)
+        case .maxPool(let s): GraphPool.run(s, graph)
+        case .softmax(let s): GraphSoftmax.run(s, graph)
+        case .resize(let s): GraphResize.run(s, graph)
+        case .pad2d(let s): GraphPad2D.run(s, graph)
         default:
             fatalError("the \(step.opName) step has no CPU kernel yet")
         }

@@ -248,7 +248,7 @@ public final class VulkanBackend: NetworkBackend {
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)
         for (index, step) in plan.steps.enumerated() {
             recorder.timestamps?.step = index
-            try record(step, index: index)
+            try record(step, index: index, constants: plan.constants)
             recorder.barrier()
         }
         recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)

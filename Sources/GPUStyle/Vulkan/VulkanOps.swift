@@ -26,13 +26,15 @@ extension VulkanBackend {
         return size
     }
 
-    func record(_ step: ExecutionPlan.Step, index: Int) throws {
+    func record(_ step: ExecutionPlan.Step, index: Int, constants: ModelConstants? = nil) throws {
         switch step {
         case .pad(let pad): try recordPad(pad, index: index)
         case .convolution(let conv): try recordConvolution(conv, index: index)
         case .normStatistics(let stats): try recordNormStatistics(stats, index: index)
         case .normApply(let apply): try recordNormApply(apply, index: index)
         case .normMoments(let moments): try recordNormMoments(moments, index: index)
+        case .activation, .add, .copy, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad2d:
+            try recordGraphStep(step, index: index, constants: constants)
         default: throw VulkanError.unsupported("the \(step.opName) step has no Vulkan kernel yet")
         }
     }

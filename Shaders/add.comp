@@ -1,0 +1,28 @@
+#version 450
+// y = act(a + b) over channel planes, laid out like activation.comp (see there).
+#extension GL_GOOGLE_include_directive : require
+#include "activation.glsl"
+
+layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+
+layout(binding = 0) uniform samplerBuffer a;
+layout(binding = 1) uniform samplerBuffer b;
+layout(binding = 2, r32f) uniform writeonly imageBuffer destination;
+
+layout(push_constant, std430) uniform Push {
+    uint aBase, bBase, destinationBase, plane, kind;
+    float alpha, beta;
+    float slopes[16];
+} p;
+
+void main() {
+    uint channel = gl_WorkGroupID.y;
+    float slope = p.kind == 7u ? p.slopes[min(channel, 15u)] : 0.0;
+    for (uint k = 0u; k < 4u; k++) {
+        uint i = 4u * gl_GlobalInvocationID.x + k;
+        if (i >= p.plane) return;
+        uint index = channel * p.plane + i;
+        float x = texelFetch(a, int(p.aBase + index)).x + texelFetch(b, int(p.bBase + index)).x;
+        imageStore(destination, int(p.destinationBase + index), vec4(activate(x, p.kind, p.alpha, p.beta, slope)));
+    }
+}

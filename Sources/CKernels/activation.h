@@ -1,0 +1,39 @@
+// The activations of `Activation` (Model/StyleNetwork.swift), numbered the same way, as one
+// inline function the graph kernels share (activation.c, and any kernel that fuses an
+// activation into its output). Shaders/activation.glsl is the GLSL twin.
+#ifndef GPUSTYLE_ACTIVATION_H
+#define GPUSTYLE_ACTIVATION_H
+#include <math.h>
+
+enum {
+    GS_ACT_IDENTITY = 0,
+    GS_ACT_RELU = 1,
+    GS_ACT_SIGMOID = 2,
+    GS_ACT_RELU6 = 3,
+    GS_ACT_LEAKY_RELU = 4,   // x < 0: alpha * x
+    GS_ACT_HARD_SIGMOID = 5, // max(0, min(1, alpha * x + beta))
+    GS_ACT_HARD_SWISH = 6,   // x * relu6(x + 3) / 6
+    GS_ACT_PRELU = 7,        // x < 0: slope * x (slope per channel)
+};
+
+/// `kind` applied to x; alpha/beta as above, `slope` the channel's PReLU slope.
+static inline float gs_activate(float x, int kind, float alpha, float beta, float slope) {
+    switch (kind) {
+    case GS_ACT_RELU: return x > 0.0f ? x : 0.0f;
+    case GS_ACT_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case GS_ACT_RELU6: return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
+    case GS_ACT_LEAKY_RELU: return x < 0.0f ? alpha * x : x;
+    case GS_ACT_HARD_SIGMOID: {
+        float v = alpha * x + beta;
+        return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
+    }
+    case GS_ACT_HARD_SWISH: {
+        float r = x + 3.0f;
+        r = r > 0.0f ? (r < 6.0f ? r : 6.0f) : 0.0f;
+        return x * r / 6.0f;
+    }
+    case GS_ACT_PRELU: return x < 0.0f ? slope * x : x;
+    default: return x;
+    }
+}
+#endif
