@@ -35,6 +35,11 @@ struct ONNXGraphBuilder {
     /// A node we cannot map: the reason is completed with the op and node name.
     struct Unsupported: Error { var detail: String }
 
+    /// Bounds what a corrupt file can make a tensor (or a kernel, stride or padding) claim,
+    /// so no shape arithmetic overflows.
+    static let maximumElements = 1 << 30
+    static let maximumExtent = 1 << 16
+
     let model: Onnx_ModelProto
     let source: String
     let opset: Int
@@ -134,6 +139,9 @@ struct ONNXGraphBuilder {
         }
         if let batch = dims[0], batch != 1 { throw fail("the input '\(input.name)' has batch \(batch); batch 1 is supported") }
         if let c = dims[1], let h = dims[2], let w = dims[3] {
+            guard max(c, h, w) <= Self.maximumExtent, c * h * w <= Self.maximumElements else {
+                throw fail("the input '\(input.name)' of \(c)x\(h)x\(w) is too large")
+            }
             inputShape = NetworkGraph.Shape(channels: c, height: h, width: w)
         }
         values[input.name] = Value(tensor: 0, isVector: false, pointwise: false)

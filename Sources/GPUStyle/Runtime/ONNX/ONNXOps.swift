@@ -230,6 +230,11 @@ extension ONNXGraphBuilder {
     /// Begin/end padding of one axis for `auto_pad` (SAME_UPPER puts the odd cell at the end).
     private mutating func autoPadding(_ mode: String, kernel: (Int, Int), stride: (Int, Int), x: Value,
                                       pads: [Int]?) throws -> NetworkGraph.Padding {
+        let extent = 1...Self.maximumExtent
+        guard extent.contains(kernel.0), extent.contains(kernel.1), extent.contains(stride.0), extent.contains(stride.1),
+              (pads ?? []).allSatisfy({ (0...Self.maximumExtent).contains($0) }) else {
+            throw Unsupported(detail: "with kernel \(kernel), strides \(stride), pads \(pads ?? [])")
+        }
         switch mode {
         case "NOTSET":
             let p = pads ?? [0, 0, 0, 0]
@@ -407,6 +412,9 @@ extension ONNXGraphBuilder {
                   sizes[2] % s.height == 0, sizes[3] % s.width == 0, sizes[2] / s.height == sizes[3] / s.width {
             factor = sizes[2] / s.height
         }
+        if let factor, let s = shape(of: x.tensor), max(s.height, s.width) * factor > Self.maximumExtent {
+            throw Unsupported(detail: "to more than \(Self.maximumExtent) pixels a side")
+        }
         guard let factor else {
             throw Unsupported(detail: "by scales \(scales ?? []) / sizes \(sizes ?? []) (only one integer factor on H and W)")
         }
@@ -444,7 +452,7 @@ extension ONNXGraphBuilder {
         }
         let mode = a.string("mode", "constant")
         guard !x.isVector, pads.count == 8, pads[0] == 0, pads[1] == 0, pads[4] == 0, pads[5] == 0,
-              pads.allSatisfy({ $0 >= 0 }) else {
+              pads.allSatisfy({ (0...Self.maximumExtent).contains($0) }) else {
             throw Unsupported(detail: "with pads \(pads) (only non-negative padding of H and W)")
         }
         let paddingMode: NetworkGraph.PaddingMode
