@@ -378,6 +378,41 @@ final class ONNXImporterTests: XCTestCase {
         XCTAssertThrowsError(try ONNXTensor(t, what: "huge"))
     }
 
+    /// The "light" model-zoo networks the pip onnx package ships for its backend tests (opset 9,
+    /// weights made by ConstantOfShape, which the importer folds); skipped without that package.
+    func testOnnxPackageModelZooImports() throws {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", "import onnx, os; print(os.path.dirname(onnx.__file__))"]
+        let pipe = Pipe()
+        python.standardOutput = pipe
+        python.standardError = FileHandle.nullDevice
+        try? python.run()
+        python.waitUntilExit()
+        let onnxDir = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let dir = onnxDir + "/backend/test/data/light/"
+        try XCTSkipUnless(python.terminationStatus == 0 && FileManager.default.fileExists(atPath: dir + "light_vgg19.onnx"),
+                          "the pip onnx package is not installed")
+        // (file, node count) for the ones that map; the error's start for the others.
+        let imports = [("light_resnet50.onnx", 53 + 49 + 16 + 4), ("light_vgg19.onnx", 16 + 18 + 5 + 3 + 1),
+                       ("light_squeezenet.onnx", 26 + 26 + 3 + 8 + 2)]
+        for (file, count) in imports {
+            let (graph, shape) = try ONNXImporter.graph(from: Data(contentsOf: URL(fileURLWithPath: dir + file)), source: file)
+            XCTAssertEqual(graph.nodes.count, count, file)
+            XCTAssertEqual(try graph.shapes(input: shape!)[graph.output], .init(channels: 1000, height: 1, width: 1), file)
+            _ = try GraphLowering.lower(graph, input: shape!)
+        }
+        let failures = [("light_bvlc_alexnet.onnx", "unsupported ONNX ops: LRN (node 'n2')"),
+                        ("light_densenet121.onnx", "unsupported ONNX ops: AveragePool with a 2x2 window"),
+                        ("light_shufflenet.onnx", "unsupported ONNX ops: Reshape to [1, 4, 28, 56, 56]")]
+        for (file, message) in failures {
+            XCTAssertThrowsError(try ONNXImporter.graph(from: Data(contentsOf: URL(fileURLWithPath: dir + file)), source: file)) {
+                XCTAssertTrue("\($0)".hasPrefix("\(file): \(message)"), "\($0)")
+            }
+        }
+    }
+
     /// MobileNetV2 from `python3 tools/make_mobilenet.py --onnx /tmp/mobilenet_v2.onnx` (or the
     /// path in GPUSTYLE_MOBILENET_ONNX); skipped when the file is absent.
     func testMobileNetV2Imports() throws {

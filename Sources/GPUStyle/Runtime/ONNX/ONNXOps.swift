@@ -1,6 +1,19 @@
 import Foundation
 
-/// ONNX ops to `NetworkGraph.Operation`s (operator semantics from the ONNX operator docs).
+/// ONNX ops to `NetworkGraph.Operation`s (operator semantics from the ONNX operator docs):
+///
+/// - Conv -> convolution (groups, strides, pads, auto_pad; dilation 1); ConvTranspose (kernel 2,
+///   stride 2) -> transposedConvolution
+/// - BatchNormalization, and Add/Mul of a per-channel constant -> folded into the Conv/FC before
+///   it when nothing else reads that output, else a depthwise 1x1 convolution
+/// - Relu, Sigmoid, LeakyRelu, HardSigmoid, HardSwish, PRelu -> activation; Clip [0, 6] -> relu6,
+///   [0, inf) -> relu; Mul(x, HardSigmoid(x; 1/6, 1/2)) -> hardSwish
+/// - Add/Sum of two tensors -> add; Mul of a map by a [C,1,1] tensor -> channelMultiply
+/// - GlobalAveragePool, ReduceMean over [2, 3], AveragePool covering the map -> globalAveragePool
+/// - MaxPool -> maxPool; Gemm, MatMul (+ Add) -> fullyConnected; Softmax over channels -> softmax
+/// - Concat on channels -> concat; Resize/Upsample by one integer factor -> resize (nearest:
+///   asymmetric+floor or half-pixel; linear: half-pixel); Pad (zeros or reflect, H/W) -> pad
+/// - Identity, Dropout, Flatten, Reshape/Squeeze/Unsqueeze to or from a vector -> no node
 extension ONNXGraphBuilder {
     struct Attributes {
         var byName: [String: Onnx_AttributeProto] = [:]
@@ -69,6 +82,9 @@ extension ONNXGraphBuilder {
             try clip(node, a)
         case "Add", "Mul":
             try binary(node)
+        case "Sum" where node.input.count == 2:
+            // Sum of two tensors (opset < 8 models write residual adds so) is an Add.
+            try binary(node)
         case "GlobalAveragePool":
             let x = try input(node, 0)
             emit(node, .globalAveragePool, inputs: [x], pointwise: true)
@@ -125,8 +141,10 @@ extension ONNXGraphBuilder {
                     throw Unsupported(detail: "at axis \(axis) of a \(isPointwise(x) ? "vector" : "flattened feature map")")
                 }
             } else {
-                guard opset >= 13, axis == 1 || axis == -3 else {
-                    throw Unsupported(detail: "at axis \(axis) of a feature map (only the channel axis, opset 13 or later)")
+                // Before opset 13 axis 1 means softmax over C*H*W together: the channel softmax
+                // only on a [C, 1, 1] map.
+                guard axis == 1 || axis == -3, opset >= 13 || isPointwise(x) else {
+                    throw Unsupported(detail: "at axis \(axis) of a feature map (only over channels: at opset 13 or later, or of a [C,1,1] map)")
                 }
             }
             emit(node, .softmax, inputs: [x], isVector: x.isVector, pointwise: x.pointwise)
@@ -190,7 +208,7 @@ extension ONNXGraphBuilder {
         guard node.input.count == 2 else {
             throw ONNXImportError("\(source): \(node.opType) '\(node.name)' has \(node.input.count) inputs")
         }
-        let isAdd = node.opType == "Add"
+        let isAdd = node.opType != "Mul"
         let runtime = node.input.filter { values[$0] != nil }
         if runtime.count == 1 {
             let name = runtime[0]
