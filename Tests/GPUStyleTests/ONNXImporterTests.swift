@@ -340,6 +340,29 @@ final class ONNXImporterTests: XCTestCase {
         XCTAssertEqual([c.groups, c.kernelHeight], [2, 1])
         XCTAssertEqual(graph.constants[c.weights], [2, 3])
         XCTAssertEqual(graph.constants[c.bias!], [0.5, 0.5])
+        // Conv, BatchNormalization, Mul: one convolution. A conv output also read elsewhere
+        // (here through an Identity) is not changed: the Mul is its own depthwise convolution.
+        let w = Self.tensor("w", [2, 2, 1, 1], [1, 2, 3, 4])
+        let bn = ["g", "b", "mean", "var"].map { Self.tensor($0, [2], $0 == "var" ? [3, 3] : [1, 1]) }
+        let chain = try Self.model(input: [1, 2, 3, 3], [
+            Self.node("Conv", ["x", "w"], "c"), Self.node("BatchNormalization", ["c", "g", "b", "mean", "var"], "n"),
+            Self.node("Mul", ["n", "k"], "y"),
+        ], [w, Self.tensor("k", [2, 1, 1], [2, 3])] + bn)
+        let folded = try ONNXImporter.graph(from: chain, source: "chain").graph
+        guard folded.nodes.count == 1, case .convolution(let f) = folded.nodes[0].operation else { return XCTFail("\(folded.nodes)") }
+        // scale = 1 / sqrt(3 + 1e-5) per channel, then * [2, 3]; bias = (0 - 1) * scale + 1, then * [2, 3].
+        let s = 1 / (3 + 1e-5 as Float).squareRoot()
+        for (got, want) in zip(folded.constants[f.weights], [2 * s, 4 * s, 9 * s, 12 * s]) { XCTAssertEqual(got, want, accuracy: 1e-6) }
+        for (got, want) in zip(folded.constants[f.bias!], [2 * (1 - s), 3 * (1 - s)]) { XCTAssertEqual(got, want, accuracy: 1e-6) }
+        let shared = try Self.model(input: [1, 2, 3, 3], [
+            Self.node("Conv", ["x", "w"], "c"), Self.node("Identity", ["c"], "i"), Self.node("Mul", ["i", "k"], "m"),
+            Self.node("Add", ["c", "m"], "y"),
+        ], [w, Self.tensor("k", [2, 1, 1], [2, 3])])
+        let unfolded = try ONNXImporter.graph(from: shared, source: "shared").graph
+        XCTAssertEqual(unfolded.nodes.map(\.operation.name), ["conv2d", "conv2d (groups 2)", "add"])
+        guard case .convolution(let c0) = unfolded.nodes[0].operation else { return XCTFail() }
+        XCTAssertEqual(unfolded.constants[c0.weights], [1, 2, 3, 4])
+
         let spatial = try Self.model(input: [1, 2, 3, 3], [Self.node("Add", ["x", "k"], "y")],
                                      [Self.tensor("k", [1, 1, 3, 3], .init(repeating: 1, count: 9))])
         XCTAssertThrowsError(try ONNXImporter.graph(from: spatial, source: "s")) {

@@ -52,6 +52,8 @@ struct ONNXGraphBuilder {
     var weightNames: [String] = []
     var tensorCount = 1
     var producer: [Int: Int] = [:]
+    /// The ONNX name each node output was made under (aliases such as Identity add names).
+    var madeAs: [Int: String] = [:]
     /// ONNX readers of each value name (graph outputs count as readers).
     var readers: [String: Int] = [:]
     /// Tensors made by HardSigmoid: their source tensor and parameters (x * hardsigmoid(x) is HardSwish).
@@ -205,6 +207,7 @@ struct ONNXGraphBuilder {
         tensorCount += 1
         let name = node.name.isEmpty ? "\(node.opType) -> \(node.output[0])" : node.name
         producer[tensor] = nodes.count
+        madeAs[tensor] = node.output[0]
         nodes.append(NetworkGraph.Node(name: name, operation: operation, inputs: inputs.map(\.tensor), output: tensor))
         let value = Value(tensor: tensor, isVector: isVector, pointwise: pointwise)
         values[node.output[0]] = value
@@ -264,26 +267,29 @@ struct ONNXGraphBuilder {
             throw Unsupported(detail: "with a \(what) of shape \(tensor.dims) (only per-channel constants map)")
         }
         if let c = channels(of: value), c != tensor.count {
-            throw ONNXImportError("\(source): a \(what) of \(tensor.count) values for a tensor of \(c) channels")
+            throw Unsupported(detail: "with a \(what) of \(tensor.count) values on a tensor of \(c) channels")
         }
         return tensor.floats
     }
 
     /// `y[c] = x[c] * scale[c] + shift[c]`: folded into the convolution or FC that makes `x`
-    /// when nothing else reads it, else a depthwise 1x1 convolution.
+    /// when nothing else reads it (read under its own name only: an alias may have other readers),
+    /// else a depthwise 1x1 convolution.
     mutating func affine(_ node: Onnx_NodeProto, _ x: Value, inputName: String, scale: [Float], shift: [Float]) {
         let channels = scale.count
-        if readers[inputName] == 1, let index = producer[x.tensor], nodes[index].output == x.tensor {
+        if readers[inputName] == 1, madeAs[x.tensor] == inputName, let index = producer[x.tensor], nodes[index].output == x.tensor {
             switch nodes[index].operation {
             case .convolution(var c) where c.activation == .identity && c.outputChannels == channels:
                 c.bias = fold(weights: c.weights, bias: c.bias, channels: channels, scale: scale, shift: shift, by: node)
                 nodes[index].operation = .convolution(c)
                 values[node.output[0]] = x
+                madeAs[x.tensor] = node.output[0]
                 return
             case .fullyConnected(let w, let b, let outputs) where outputs == channels:
                 let bias = fold(weights: w, bias: b, channels: channels, scale: scale, shift: shift, by: node)
                 nodes[index].operation = .fullyConnected(weights: w, bias: bias, outputs: outputs)
                 values[node.output[0]] = x
+                madeAs[x.tensor] = node.output[0]
                 return
             default:
                 break
