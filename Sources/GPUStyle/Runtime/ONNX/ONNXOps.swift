@@ -299,9 +299,21 @@ extension ONNXGraphBuilder {
             guard b.count == out else { throw ONNXImportError("\(source): Conv '\(node.name)' has \(b.count) biases for \(out) outputs") }
             bias = addConstant(b.floats, name: node.input[2])
         }
-        let conv = NetworkGraph.Convolution(weights: weights, bias: bias, outputChannels: out, kernelHeight: kh, kernelWidth: kw,
+        var conv = NetworkGraph.Convolution(weights: weights, bias: bias, outputChannels: out, kernelHeight: kh, kernelWidth: kw,
                                             strideY: strides[0], strideX: strides[1], padding: padding, groups: groups)
-        emit(node, .convolution(conv), inputs: [x], pointwise: x.pointwise && kh == 1 && kw == 1 && padding.isZero)
+        var source = x
+        // A Pad read only by this conv becomes the conv's padding (exporters write reflection
+        // padding, and some zero padding, as a Pad before an unpadded Conv). The Pad node is then
+        // read by nothing and dropped; GraphLowering still runs reflect padding as its own step.
+        if readers[node.input[0]] == 1, madeAs[x.tensor] == node.input[0], let index = producer[x.tensor],
+           case .pad(let p, let mode) = nodes[index].operation, let padInput = nodes[index].inputs.first,
+           mode == .zero || padding.isZero {
+            conv.padding = .init(top: p.top + padding.top, left: p.left + padding.left,
+                                 bottom: p.bottom + padding.bottom, right: p.right + padding.right)
+            conv.paddingMode = mode
+            source = Value(tensor: padInput, isVector: false, pointwise: false)
+        }
+        emit(node, .convolution(conv), inputs: [source], pointwise: x.pointwise && kh == 1 && kw == 1 && padding.isZero)
     }
 
     private mutating func transposedConvolution(_ node: Onnx_NodeProto, _ a: Attributes) throws {
