@@ -10,6 +10,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // ONNX model files (Runtime/ONNX/onnx.pb.swift is generated once by
+        // tools/generate_onnx_proto.sh and committed; the build plugin is not used).
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // Vulkan headers only: the loader is opened with dlopen at run time so the
@@ -31,8 +34,10 @@ let package = Package(
                 dependencies: ["ResourceEmbedder"], path: "Plugins/EmbedResources"),
         .target(
             name: "GPUStyle",
-            dependencies: ["CVulkan", "CPNG", "CJPEG", "CImageShims", "CKernels"],
+            dependencies: ["CVulkan", "CPNG", "CJPEG", "CImageShims", "CKernels",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             path: "Sources/GPUStyle",
+            exclude: ["Runtime/ONNX/onnx.proto"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"])],
             linkerSettings: [.linkedLibrary("dl")],
             plugins: ["EmbedResources"]
@@ -44,7 +49,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GPUStyleTests",
-            dependencies: ["GPUStyle", "gpustyle"],
+            dependencies: ["GPUStyle", "gpustyle", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             path: "Tests/GPUStyleTests",
             resources: [.copy("Fixtures")]
         ),

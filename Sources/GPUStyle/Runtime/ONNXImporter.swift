@@ -1,0 +1,321 @@
+import Foundation
+import SwiftProtobuf
+
+/// Reads an ONNX model (one image in, NCHW float32, batch 1) into a `NetworkGraph`.
+///
+/// Batch normalisation is folded into the convolution before it (or becomes a depthwise 1x1
+/// convolution); a per-channel constant Add/Mul likewise; Flatten/Reshape/Squeeze/Unsqueeze,
+/// Identity and Dropout only relabel tensors (an FC reads its input's C*H*W values in C order,
+/// which is the flattened layout). Every op that cannot be mapped is named in one error.
+public enum ONNXImporter {
+    /// The graph, and the model's input shape when its C, H and W are fixed numbers.
+    public static func graph(from data: Data, source: String) throws -> (graph: NetworkGraph, inputShape: NetworkGraph.Shape?) {
+        let model: Onnx_ModelProto
+        do {
+            model = try Onnx_ModelProto(serializedBytes: data)
+        } catch {
+            throw ONNXImportError("\(source): not a readable ONNX model (\(error))")
+        }
+        var builder = try ONNXGraphBuilder(model: model, source: source)
+        return try builder.build()
+    }
+}
+
+/// One ONNX model's mapping state: ONNX value names to graph tensors, the graph so far, and
+/// what could not be mapped.
+struct ONNXGraphBuilder {
+    /// A runtime tensor under an ONNX name. `isVector`: ONNX sees it as [1, N] (the graph tensor
+    /// may still be a [C][H][W] map that was flattened). `pointwise`: known to be [C][1][1].
+    struct Value {
+        var tensor: Int
+        var isVector: Bool
+        var pointwise: Bool
+    }
+
+    /// A node we cannot map: the reason is completed with the op and node name.
+    struct Unsupported: Error { var detail: String }
+
+    /// Bounds what a corrupt file can make a tensor (or a kernel, stride or padding) claim,
+    /// so no shape arithmetic overflows.
+    static let maximumElements = 1 << 30
+    static let maximumExtent = 1 << 16
+
+    let model: Onnx_ModelProto
+    let source: String
+    let opset: Int
+    var constants: [String: ONNXTensor] = [:]
+    var values: [String: Value] = [:]
+    var poisoned = Set<String>()
+    var unsupported: [String] = []
+    var nodes: [NetworkGraph.Node] = []
+    var weights: [[Float]] = []
+    var weightNames: [String] = []
+    var tensorCount = 1
+    var producer: [Int: Int] = [:]
+    /// The ONNX name each node output was made under (aliases such as Identity add names).
+    var madeAs: [Int: String] = [:]
+    /// ONNX readers of each value name (graph outputs count as readers).
+    var readers: [String: Int] = [:]
+    /// Tensors made by HardSigmoid: their source tensor and parameters (x * hardsigmoid(x) is HardSwish).
+    var hardSigmoids: [Int: (source: Int, alpha: Float, beta: Float)] = [:]
+    var inputShape: NetworkGraph.Shape?
+    private var shapeCache: (nodeCount: Int, shapes: [NetworkGraph.Shape?])?
+
+    init(model: Onnx_ModelProto, source: String) throws {
+        self.model = model
+        self.source = source
+        let defaultDomain = model.opsetImport.first { $0.domain.isEmpty || $0.domain == "ai.onnx" }
+        opset = Int(clamping: defaultDomain?.version ?? 1)
+        guard model.hasGraph, !model.graph.node.isEmpty else {
+            throw ONNXImportError("\(source): the model has no graph nodes (not an ONNX model?)")
+        }
+    }
+
+    func fail(_ why: String) -> ONNXImportError { ONNXImportError("\(source): \(why)") }
+
+    // MARK: - Whole graph
+
+    mutating func build() throws -> (graph: NetworkGraph, inputShape: NetworkGraph.Shape?) {
+        let graph = model.graph
+        for initializer in graph.initializer {
+            constants[initializer.name] = try ONNXTensor(initializer, what: "\(source): initializer '\(initializer.name)'")
+        }
+        let inputs = graph.input.filter { constants[$0.name] == nil }
+        guard inputs.count == 1 else {
+            throw fail("the model has \(inputs.count) inputs (\(inputs.map { "'\($0.name)'" }.joined(separator: ", "))); one image input is supported")
+        }
+        guard graph.output.count == 1 else {
+            throw fail("the model has \(graph.output.count) outputs; one is supported")
+        }
+        try readInput(inputs[0])
+        for node in graph.node { for name in node.input where !name.isEmpty { readers[name, default: 0] += 1 } }
+        readers[graph.output[0].name, default: 0] += 1
+
+        for node in graph.node {
+            if node.input.contains(where: { poisoned.contains($0) }) {
+                node.output.forEach { poisoned.insert($0) }
+                continue
+            }
+            do {
+                guard node.domain.isEmpty || node.domain == "ai.onnx" else {
+                    throw Unsupported(detail: "(domain \(node.domain))")
+                }
+                guard !node.output.isEmpty else { throw ONNXImportError("\(source): node \(describe(node)) has no output") }
+                if let value = try folded(node, Attributes(node)) {
+                    constants[node.output[0]] = value
+                } else {
+                    try map(node)
+                }
+            } catch let error as Unsupported {
+                let detail = error.detail.isEmpty ? "" : " \(error.detail)"
+                unsupported.append("\(node.opType)\(detail) (\(describe(node)))")
+                node.output.forEach { poisoned.insert($0) }
+            }
+        }
+        if !unsupported.isEmpty {
+            throw fail("unsupported ONNX ops: \(unsupported.joined(separator: ", "))")
+        }
+        let outputName = graph.output[0].name
+        guard let output = values[outputName] else {
+            throw fail(constants[outputName] != nil ? "the output '\(outputName)' is a constant"
+                                                    : "no node makes the output '\(outputName)'")
+        }
+        let result = NetworkGraph(input: 0, output: output.tensor, tensorCount: tensorCount,
+                                  nodes: liveNodes(output: output.tensor),
+                                  constants: ModelConstants(values: weights, names: weightNames))
+        if let inputShape {
+            do { _ = try result.shapes(input: inputShape) } catch { throw fail("\(error)") }
+        }
+        return (result, inputShape)
+    }
+
+    private mutating func readInput(_ input: Onnx_ValueInfoProto) throws {
+        guard case .tensorType(let type)? = input.type.value else { throw fail("the input '\(input.name)' is not a tensor") }
+        guard type.elemType == 1 else { throw fail("the input '\(input.name)' has element type \(type.elemType); float32 is supported") }
+        let dims = type.shape.dim.map { dim -> Int? in
+            if case .dimValue(let v)? = dim.value, v > 0 { return Int(clamping: v) }
+            return nil
+        }
+        guard type.hasShape, dims.count == 4 else {
+            throw fail("the input '\(input.name)' has \(type.hasShape ? "rank \(dims.count)" : "no shape"); NCHW (rank 4) is supported")
+        }
+        if let batch = dims[0], batch != 1 { throw fail("the input '\(input.name)' has batch \(batch); batch 1 is supported") }
+        if let c = dims[1], let h = dims[2], let w = dims[3] {
+            guard max(c, h, w) <= Self.maximumExtent, c * h * w <= Self.maximumElements else {
+                throw fail("the input '\(input.name)' of \(c)x\(h)x\(w) is too large")
+            }
+            inputShape = NetworkGraph.Shape(channels: c, height: h, width: w)
+        }
+        values[input.name] = Value(tensor: 0, isVector: false, pointwise: false)
+    }
+
+    /// The nodes the output depends on (a HardSigmoid folded into HardSwish is left unread).
+    private func liveNodes(output: Int) -> [NetworkGraph.Node] {
+        var live: Set<Int> = [output]
+        var kept: [NetworkGraph.Node] = []
+        for node in nodes.reversed() where live.contains(node.output) {
+            kept.append(node)
+            node.inputs.forEach { live.insert($0) }
+        }
+        return kept.reversed()
+    }
+
+    private func describe(_ node: Onnx_NodeProto) -> String {
+        node.name.isEmpty ? "node making '\(node.output.first ?? "?")'" : "node '\(node.name)'"
+    }
+
+    // MARK: - Building blocks
+
+    /// The shape of a tensor so far, when the input shape is fixed.
+    mutating func shape(of tensor: Int) -> NetworkGraph.Shape? {
+        guard let inputShape else { return nil }
+        if shapeCache?.nodeCount != nodes.count {
+            let partial = NetworkGraph(input: 0, output: 0, tensorCount: tensorCount, nodes: nodes,
+                                       constants: ModelConstants(values: weights, names: weightNames))
+            shapeCache = (nodes.count, (try? partial.shapes(input: inputShape)) ?? [])
+        }
+        guard let shapes = shapeCache?.shapes, tensor < shapes.count else { return nil }
+        return shapes[tensor]
+    }
+
+    mutating func isPointwise(_ value: Value) -> Bool {
+        if let s = shape(of: value.tensor) { return s.height == 1 && s.width == 1 }
+        return value.pointwise
+    }
+
+    mutating func channels(of value: Value) -> Int? {
+        if let s = shape(of: value.tensor) { return s.channels }
+        guard let index = producer[value.tensor] else { return nil }
+        switch nodes[index].operation {
+        case .convolution(let c): return c.outputChannels
+        case .fullyConnected(_, _, let outputs): return outputs
+        case .transposedConvolution(let t): return t.outputChannels
+        default: return nil
+        }
+    }
+
+    mutating func addConstant(_ values: [Float], name: String) -> Int {
+        weights.append(values)
+        weightNames.append(name)
+        return weights.count - 1
+    }
+
+    @discardableResult
+    mutating func emit(_ node: Onnx_NodeProto, _ operation: NetworkGraph.Operation, inputs: [Value],
+                       isVector: Bool = false, pointwise: Bool = false) -> Value {
+        let tensor = tensorCount
+        tensorCount += 1
+        let name = node.name.isEmpty ? "\(node.opType) -> \(node.output[0])" : node.name
+        producer[tensor] = nodes.count
+        madeAs[tensor] = node.output[0]
+        nodes.append(NetworkGraph.Node(name: name, operation: operation, inputs: inputs.map(\.tensor), output: tensor))
+        let value = Value(tensor: tensor, isVector: isVector, pointwise: pointwise)
+        values[node.output[0]] = value
+        return value
+    }
+
+    /// Runtime input `index` of `node`.
+    func input(_ node: Onnx_NodeProto, _ index: Int) throws -> Value {
+        guard index < node.input.count, !node.input[index].isEmpty else {
+            throw ONNXImportError("\(source): \(describe(node)) (\(node.opType)) lacks input \(index)")
+        }
+        let name = node.input[index]
+        if let value = values[name] { return value }
+        if constants[name] != nil { throw Unsupported(detail: "with a constant input '\(name)'") }
+        throw ONNXImportError("\(source): \(describe(node)) (\(node.opType)) reads '\(name)', which nothing makes before it")
+    }
+
+    /// Constant input `index` of `node`, or nil when the input is absent (optional inputs).
+    func constant(_ node: Onnx_NodeProto, _ index: Int, _ what: String) throws -> ONNXTensor? {
+        guard index < node.input.count, !node.input[index].isEmpty else { return nil }
+        let name = node.input[index]
+        if let tensor = constants[name] { return tensor }
+        if values[name] != nil { throw Unsupported(detail: "with a computed \(what) '\(name)' (a constant is required)") }
+        throw ONNXImportError("\(source): \(describe(node)) (\(node.opType)) reads '\(name)', which nothing makes before it")
+    }
+
+    func required(_ node: Onnx_NodeProto, _ index: Int, _ what: String) throws -> ONNXTensor {
+        guard let tensor = try constant(node, index, what) else {
+            throw ONNXImportError("\(source): \(describe(node)) (\(node.opType)) lacks its \(what)")
+        }
+        return tensor
+    }
+
+    /// The integers of a constant input (shapes, pads, axes).
+    func integers(_ node: Onnx_NodeProto, _ index: Int, _ what: String) throws -> [Int]? {
+        guard let tensor = try constant(node, index, what) else { return nil }
+        guard let ints = tensor.ints else {
+            throw ONNXImportError("\(source): \(describe(node)) (\(node.opType)): the \(what) is not an integer tensor")
+        }
+        return ints
+    }
+
+    /// A per-channel constant for a tensor of `channels` channels: [C], [C,1,1] or [1,C,1,1] (or
+    /// [1,C] for a vector), or one value broadcast.
+    mutating func perChannel(_ tensor: ONNXTensor, for value: Value, what: String) throws -> [Float] {
+        let nonUnit = tensor.dims.enumerated().filter { $0.element != 1 }
+        guard tensor.count >= 1 else { throw ONNXImportError("\(source): an empty \(what)") }
+        if tensor.count == 1 {
+            guard let c = channels(of: value) else {
+                throw Unsupported(detail: "with a scalar \(what) on a tensor of unknown channel count")
+            }
+            return [Float](repeating: tensor.floats[0], count: c)
+        }
+        // The channel axis of a rank-r constant broadcast against [1, C, H, W] is r - 3; against [1, N] it is r - 1.
+        let channelAxis = value.isVector ? tensor.dims.count - 1 : tensor.dims.count - 3
+        guard nonUnit.count == 1, nonUnit[0].offset == channelAxis else {
+            throw Unsupported(detail: "with a \(what) of shape \(tensor.dims) (only per-channel constants map)")
+        }
+        if let c = channels(of: value), c != tensor.count {
+            throw Unsupported(detail: "with a \(what) of \(tensor.count) values on a tensor of \(c) channels")
+        }
+        return tensor.floats
+    }
+
+    /// `y[c] = x[c] * scale[c] + shift[c]`: folded into the convolution or FC that makes `x`
+    /// when nothing else reads it (read under its own name only: an alias may have other readers),
+    /// else a depthwise 1x1 convolution.
+    mutating func affine(_ node: Onnx_NodeProto, _ x: Value, inputName: String, scale: [Float], shift: [Float]) {
+        let channels = scale.count
+        if readers[inputName] == 1, madeAs[x.tensor] == inputName, let index = producer[x.tensor], nodes[index].output == x.tensor {
+            switch nodes[index].operation {
+            case .convolution(var c) where c.activation == .identity && c.outputChannels == channels:
+                c.bias = fold(weights: c.weights, bias: c.bias, channels: channels, scale: scale, shift: shift, by: node)
+                nodes[index].operation = .convolution(c)
+                values[node.output[0]] = x
+                madeAs[x.tensor] = node.output[0]
+                return
+            case .fullyConnected(let w, let b, let outputs) where outputs == channels:
+                let bias = fold(weights: w, bias: b, channels: channels, scale: scale, shift: shift, by: node)
+                nodes[index].operation = .fullyConnected(weights: w, bias: bias, outputs: outputs)
+                values[node.output[0]] = x
+                madeAs[x.tensor] = node.output[0]
+                return
+            default:
+                break
+            }
+        }
+        let w = addConstant(scale, name: "\(node.name).scale")
+        let b = addConstant(shift, name: "\(node.name).shift")
+        emit(node, .convolution(.init(weights: w, bias: b, outputChannels: channels, kernelHeight: 1, kernelWidth: 1,
+                                      groups: channels)),
+             inputs: [x], isVector: x.isVector, pointwise: x.pointwise)
+    }
+
+    /// Scales each output's block of weights in place; returns the (new) bias constant.
+    private mutating func fold(weights index: Int, bias: Int?, channels: Int, scale: [Float], shift: [Float],
+                               by node: Onnx_NodeProto) -> Int {
+        let block = weights[index].count / channels
+        for o in 0..<channels {
+            for i in o * block..<(o + 1) * block { weights[index][i] *= scale[o] }
+        }
+        weightNames[index] += " (\(node.opType) '\(node.name)' folded)"
+        let oldBias = bias.map { weights[$0] } ?? [Float](repeating: 0, count: channels)
+        let newBias = (0..<channels).map { oldBias[$0] * scale[$0] + shift[$0] }
+        if let bias {
+            weights[bias] = newBias
+            return bias
+        }
+        return addConstant(newBias, name: "\(node.name).bias (folded)")
+    }
+}
