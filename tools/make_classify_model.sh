@@ -23,5 +23,4 @@ swift build -c release --product gpustyle >&2
 .build/release/gpustyle convert-model "$work/mobilenet_v2.onnx" Weights/mobilenet_v2.gpsm \
     --name "MobileNetV2 (ImageNet-1k, torchvision weights)" --labels "$work/labels.txt" \
     --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 --half fully-connected
-# The binary embeds Weights/ at build time: rebuild to take the new model in.
-swift build -c release --product gpustyle >&2
+# The binary embeds Weights/ at build time: the next `swift build` takes the new model in.

@@ -28,8 +28,12 @@ public enum ModelLibrary {
         let data = try read(path, limit: maxModelBytes)
         var model: ModelFile
         do {
-            guard data.starts(with: ModelFile.magic) else { throw LoadError(description: "not a gpustyle model (.gpsm) file") }
-            model = try ModelFile(data: data)
+            if data.starts(with: ModelFile.magic) {
+                model = try ModelFile(data: data)
+            } else {
+                let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+                model = try ModelConversion.fromONNX(data, source: path, metadata: .init(name: name))
+            }
         } catch {
             throw LoadError(description: "\(path): \(error)")
         }
