@@ -6,6 +6,8 @@ public final class CPUBackend: NetworkBackend {
     private let convolutions: [PackedConvolution]
     private var buffers: [ExecutionPlan.Buffer: UnsafeMutableBufferPointer<Float>] = [:]
     private var affine = [Float](repeating: 0, count: 0)
+    /// Graph convolutions' packed weights, per `ModelConstants` object.
+    let graphWeights = CPUGraphWeights()
 
     /// Called after every step with its index in the plan and its wall time in seconds
     /// (the profiler's hook; nil costs nothing).
@@ -58,7 +60,7 @@ public final class CPUBackend: NetworkBackend {
             affine.withUnsafeMutableBufferPointer { affine in
                 for (index, step) in plan.steps.enumerated() {
                     let start = stepObserver == nil ? 0 : MonotonicClock.seconds()
-                    execute(step, storage, parameters.baseAddress!, affine.baseAddress!)
+                    execute(step, storage, parameters.baseAddress!, affine.baseAddress!, plan.constants)
                     stepObserver?(index, step, MonotonicClock.seconds() - start)
                 }
             }
@@ -71,7 +73,10 @@ public final class CPUBackend: NetworkBackend {
     }
 
     private func execute(_ step: ExecutionPlan.Step, _ storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>],
-                         _ parameters: UnsafePointer<Float>, _ affine: UnsafeMutablePointer<Float>) {
+                         _ parameters: UnsafePointer<Float>, _ affine: UnsafeMutablePointer<Float>,
+                         _ constants: ModelConstants?) {
+        /// A graph step's region as a pointer into its plan buffer.
+        func at(_ region: ExecutionPlan.Region) -> UnsafeMutablePointer<Float> { storage[region.buffer]! + region.offset }
         switch step {
         case .pad(let pad):
             ReflectPad.run(pad, source: storage[pad.source]!, destination: storage[pad.destination]!)
@@ -84,6 +89,12 @@ public final class CPUBackend: NetworkBackend {
                                residual: apply.residual.map { UnsafePointer(storage[$0]!) }, affine: affine)
         case .normMoments(let moments):
             InstanceNorm.moments(moments, source: storage[moments.source]!, destination: storage[moments.destination]!)
+        case .conv2d(let conv):
+            guard let constants else { preconditionFailure("a conv2d step in a plan without constants") }
+            graphWeights.convolution(conv, constants: constants).run(conv, input: at(conv.input), output: at(conv.output))
+        case .transposedConv2d(let conv):
+            guard let constants else { preconditionFailure("a transposed_conv2d step in a plan without constants") }
+            CPUConv2D.runTransposed(conv, constants: constants, input: at(conv.input), output: at(conv.output))
         default:
             fatalError("the \(step.opName) step has no CPU kernel yet")
         }
