@@ -33,6 +33,8 @@ extension VulkanBackend {
         case .normStatistics(let stats): try recordNormStatistics(stats, index: index)
         case .normApply(let apply): try recordNormApply(apply, index: index)
         case .normMoments(let moments): try recordNormMoments(moments, index: index)
+        case .conv2d(let conv): try recordConv2D(conv, index: index)
+        case .transposedConv2d(let conv): try recordTransposedConv2D(conv, index: index)
         default: throw VulkanError.unsupported("the \(step.opName) step has no Vulkan kernel yet")
         }
     }
