@@ -1,16 +1,23 @@
 #version 450
 // Graph convolution (ExecutionPlan.Conv2D): dense [C][H][W] regions, zero padding, groups,
-// bias and a fused activation. Each invocation computes one output pixel for CO consecutive
-// output channels of one group (CO = 4 when the group's output channels are a multiple of 4,
-// weights then packed as vec4s [group][block][in][kh][kw]; else CO = 1 reading the ONNX layout
-// [out][in/groups][kh][kw]). Invocations are numbered pixel-fastest, so a workgroup's 64
-// invocations share their weights and read neighbouring input pixels; a 1x1 output (a fully
-// connected layer) still gives one invocation per 4 channels.
+// bias and a fused activation. Each invocation computes PX consecutive output pixels (in
+// the plane's row-major order) for CO x CB output channels of one group:
+// - CO = 4 when the group's output channels are a multiple of 4: weights packed as vec4s
+//   [group][block of 4][in][kh][kw]; CB = 2 such blocks when they are a multiple of 8;
+// - CO = 1 otherwise (depthwise), reading the ONNX layout [out][in/groups][kh][kw].
+// Register blocking matters on lavapipe, where every fetch is a gather: with one pixel x 4
+// channels per invocation MobileNetV2's 1x1 convolutions ran at 0.4 GFLOP/s, with 4 pixels x
+// 8 channels at 1.7 (conv2d.comp's uniform-buffer weights reach 15-20: a next step).
+// Invocations are numbered pixel-fastest, so a workgroup's invocations share their weights
+// and read neighbouring input pixels; a 1x1 output (a fully connected layer) uses PX = 1.
 //
 // Tensors and weights are read through texel views and written through a storage texel view:
 // on lavapipe storage-buffer loads are per-lane loops (see conv2d.comp).
+#extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const int CO = 4;
+layout(constant_id = 1) const int CB = 1;
+layout(constant_id = 2) const int PX = 1;
 
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F, the input region
 layout(binding = 1) uniform samplerBuffer weights;  // RGBA32F (CO = 4) or R32F (CO = 1)
@@ -23,7 +30,7 @@ layout(push_constant) uniform Push {
     int kernelHeight, kernelWidth, strideY, strideX, padTop, padLeft;
     uint activation;
     float alpha, beta;
-    uint total;     // output pixels x blocks x groups
+    uint total;     // pixel runs x blocks x groups
     uint rowLength; // invocations per row of the dispatch grid
 } p;
 
@@ -45,34 +52,54 @@ void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowLength;
     if (id >= p.total) return;
     int outPlane = p.outWidth * p.outHeight;
-    int pixel = int(id % uint(outPlane));
-    int block = int(id / uint(outPlane));
+    int runs = (outPlane + PX - 1) / PX;
+    int firstPixel = int(id % uint(runs)) * PX;
+    int block = int(id / uint(runs));
     int group = block / p.blocksPerGroup, blockInGroup = block % p.blocksPerGroup;
-    int firstOut = group * p.outPerGroup + blockInGroup * CO;
-    int oy = pixel / p.outWidth, ox = pixel % p.outWidth;
-    int y0 = oy * p.strideY - p.padTop, x0 = ox * p.strideX - p.padLeft;
+    int firstInGroup = blockInGroup * CO * CB;
     int taps = p.kernelHeight * p.kernelWidth;
     int inPlane = p.inWidth * p.inHeight;
 
-    vec4 acc = vec4(0.0);
+    int y0[PX], x0[PX];
+    [[unroll]] for (int i = 0; i < PX; i++) {
+        int pixel = min(firstPixel + i, outPlane - 1);
+        y0[i] = pixel / p.outWidth * p.strideY - p.padTop;
+        x0[i] = pixel % p.outWidth * p.strideX - p.padLeft;
+    }
+    vec4 acc[CB][PX];
+    [[unroll]] for (int b = 0; b < CB; b++) [[unroll]] for (int i = 0; i < PX; i++) acc[b][i] = vec4(0.0);
     for (int ci = 0; ci < p.inPerGroup; ci++) {
         int plane = (group * p.inPerGroup + ci) * inPlane;
-        int w = CO == 4 ? (block * p.inPerGroup + ci) * taps : (firstOut * p.inPerGroup + ci) * taps;
+        // CO = 4: vec4 block (group, blockInGroup * CB + b); CO = 1: output channel firstOut.
+        int w = CO == 4 ? ((group * p.blocksPerGroup + blockInGroup) * CB * p.inPerGroup + ci) * taps
+                        : ((group * p.outPerGroup + firstInGroup) * p.inPerGroup + ci) * taps;
         for (int ky = 0; ky < p.kernelHeight; ky++) {
-            int iy = y0 + ky;
-            if (iy < 0 || iy >= p.inHeight) continue;
             for (int kx = 0; kx < p.kernelWidth; kx++) {
-                int ix = x0 + kx;
-                if (ix < 0 || ix >= p.inWidth) continue;
-                float v = texelFetch(inputs, plane + iy * p.inWidth + ix).r;
-                acc += v * texelFetch(weights, w + ky * p.kernelWidth + kx);
+                float v[PX];
+                [[unroll]] for (int i = 0; i < PX; i++) {
+                    int iy = y0[i] + ky, ix = x0[i] + kx;
+                    v[i] = iy >= 0 && iy < p.inHeight && ix >= 0 && ix < p.inWidth
+                        ? texelFetch(inputs, plane + iy * p.inWidth + ix).r : 0.0;
+                }
+                int tap = ky * p.kernelWidth + kx;
+                [[unroll]] for (int b = 0; b < CB; b++) {
+                    vec4 wv = texelFetch(weights, w + b * p.inPerGroup * taps + tap);
+                    [[unroll]] for (int i = 0; i < PX; i++) acc[b][i] += v[i] * wv;
+                }
             }
         }
     }
-    for (int c = 0; c < CO; c++) {
-        int o = firstOut + c;
-        if (blockInGroup * CO + c >= p.outPerGroup) break;
-        float value = acc[c] + texelFetch(extras, o).r;
-        imageStore(outputs, o * outPlane + pixel, vec4(activate(value, texelFetch(extras, p.outChannels + o).r)));
+    [[unroll]] for (int b = 0; b < CB; b++) {
+        [[unroll]] for (int c = 0; c < CO; c++) {
+            int inGroup = firstInGroup + b * CO + c;
+            if (inGroup >= p.outPerGroup) break;
+            int o = group * p.outPerGroup + inGroup;
+            float bias = texelFetch(extras, o).r, slope = texelFetch(extras, p.outChannels + o).r;
+            [[unroll]] for (int i = 0; i < PX; i++) {
+                if (firstPixel + i < outPlane) {
+                    imageStore(outputs, o * outPlane + firstPixel + i, vec4(activate(acc[b][i][c] + bias, slope)));
+                }
+            }
+        }
     }
 }
