@@ -64,6 +64,9 @@ CASES = {
     "act_hard_sigmoid": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, HARD_SIGMOID, 0.2, 0.5, 8),
     "act_hard_swish": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, HARD_SWISH, 0, 0, 8),
     "act_prelu": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, PRELU, 0, 0, 8),
+    # groups with 8 outputs per group (Vulkan's 8-channel blocks), a depthwise multiplier of 2
+    "groups2_cout16": (8, 7, 9, 16, (3, 3), (1, 1), (1, 1, 1, 1), 2, True, RELU, 0, 0, 1),
+    "depthwise_multiplier2": (4, 9, 8, 8, (3, 3), (1, 1), (1, 1, 1, 1), 4, True, IDENTITY, 0, 0, 1),
 }
 
 TRANSPOSED = {
