@@ -13,9 +13,8 @@
 
 /// Output channels per packed weight block (rows of the micro-kernel).
 #define GS_MR 8
-/// Pixels per GEMM task and output channels per GEMM task.
+/// Pixels per GEMM task on large planes.
 #define GS_PIXEL_TILE 64
-#define GS_CHANNEL_TILE 64
 /// Output channels per GEMV task.
 #define GS_GEMV_TILE 16
 
@@ -67,13 +66,27 @@ void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *p
                 }
 }
 
+/// Pixels per GEMM task: 64, or 32 on small planes (7x7, 14x14) so that their tasks split
+/// by pixels before they split by channels (every channel tile repacks the partial block).
+static int gemm_pixel_tile(const gs_conv2d_params *p) {
+    return p->out_height * p->out_width < 256 ? 32 : GS_PIXEL_TILE;
+}
+
+/// Output channels per GEMM task: 64, or 32 when that makes fewer than 8 tasks. MobileNetV2's
+/// 7x7 layers made 3 tasks (960->160) for 2 threads; 16 cost more in repacking than it saved.
+static int gemm_channel_tile(const gs_conv2d_params *p) {
+    const int64_t pixel_tiles = (int64_t)p->groups * cdiv(p->out_height * p->out_width, gemm_pixel_tile(p));
+    const int coutg = p->out_channels / p->groups;
+    return pixel_tiles * cdiv(coutg, 64) < 8 ? 32 : 64;
+}
+
 int64_t gs_conv2d_tasks(const gs_conv2d_params *p) {
     switch (gs_conv2d_kind(p)) {
     case 1: return p->out_channels;
     case 2: return cdiv(p->out_channels, GS_GEMV_TILE);
     default:
-        return (int64_t)p->groups * cdiv(p->out_height * p->out_width, GS_PIXEL_TILE)
-               * cdiv(p->out_channels / p->groups, GS_CHANNEL_TILE);
+        return (int64_t)p->groups * cdiv(p->out_height * p->out_width, gemm_pixel_tile(p))
+               * cdiv(p->out_channels / p->groups, gemm_channel_tile(p));
     }
 }
 
