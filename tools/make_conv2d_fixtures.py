@@ -52,7 +52,7 @@ CASES = {
     "depthwise_5x5_s2": (6, 11, 12, 6, (5, 5), (2, 2), (2, 2, 2, 2), 6, False, IDENTITY, 0, 0, 1),
     "pointwise_24_144": (24, 5, 6, 144, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, RELU6, 0, 0, 6),
     "pointwise_17_5_nobias": (17, 6, 7, 5, (1, 1), (1, 1), (0, 0, 0, 0), 1, False, IDENTITY, 0, 0, 1),
-    "fc_1280_8": (1280, 1, 1, 8, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, IDENTITY, 0, 0, 1),
+    "fc_1280_5": (1280, 1, 1, 5, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, IDENTITY, 0, 0, 1),
     "fc_3x4": (7, 3, 4, 9, (3, 4), (1, 1), (0, 0, 0, 0), 1, True, IDENTITY, 0, 0, 1),
     "5x5_p2": (4, 12, 13, 6, (5, 5), (1, 1), (2, 2, 2, 2), 1, True, IDENTITY, 0, 0, 1),
     "7x7_s2_p3": (3, 16, 16, 4, (7, 7), (2, 2), (3, 3, 3, 3), 1, False, IDENTITY, 0, 0, 1),
@@ -67,6 +67,8 @@ CASES = {
     # groups with 8 outputs per group (Vulkan's 8-channel blocks), a depthwise multiplier of 2
     "groups2_cout16": (8, 7, 9, 16, (3, 3), (1, 1), (1, 1, 1, 1), 2, True, RELU, 0, 0, 1),
     "depthwise_multiplier2": (4, 9, 8, 8, (3, 3), (1, 1), (1, 1, 1, 1), 4, True, IDENTITY, 0, 0, 1),
+    # a 1x1 convolution of a small plane with a long sum: the CPU's channel-vectorised kernel
+    "pointwise_small_plane_256_36": (256, 3, 5, 36, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, PRELU, 0, 0, 8),
 }
 
 TRANSPOSED = {

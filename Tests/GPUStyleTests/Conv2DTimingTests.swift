@@ -99,7 +99,7 @@ final class Conv2DTimingTests: XCTestCase {
 
     private func timeMobileNetV2() throws {
         let (features, classifier) = Self.graphs()
-        let runs = 30
+        let runs = Int(ProcessInfo.processInfo.environment["GPUSTYLE_CONV2D_RUNS"] ?? "") ?? 30
         let backend = CPUBackend(weights: [])
         print("conv2d on \(backend.name), at most \(ParallelFor.workerLimit) threads, kernels \(String(cString: gs_conv2d_isa()))")
         var sumOfFastest = 0.0
