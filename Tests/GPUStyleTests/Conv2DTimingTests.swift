@@ -5,8 +5,9 @@ import XCTest
 
 /// Prints the CPU time of every convolution of torchvision's MobileNetV2 at 224x224 (ms,
 /// GFLOP/s = 2 x multiply-adds / s, GB/s = (input + output floats) x 4 bytes / s), the fastest
-/// of 30 runs of each step, and the whole convolution chain's wall time. Runs only with
-/// GPUSTYLE_CONV2D_TIMING=1 (timings are meaningless on a busy test machine).
+/// of 30 runs (GPUSTYLE_CONV2D_RUNS) of each step, and the whole convolution chain's wall time;
+/// GPUSTYLE_CONV2D_THREADS=n limits the threads. Runs only with GPUSTYLE_CONV2D_TIMING=1
+/// (timings are meaningless on a busy test machine).
 /// tools/bench_conv2d_onnxruntime.py prints onnxruntime's table for the same shapes.
 final class Conv2DTimingTests: XCTestCase {
     /// Uniform in [0, 1).

@@ -6,7 +6,8 @@ import CVulkan
 final class VulkanGraphConstants {
     struct Key: Hashable {
         let constants: ObjectIdentifier
-        /// What was uploaded: "conv4"/"conv1" weights, "extras" (bias + slopes), "bias".
+        /// What was uploaded: "conv4" (vec4-packed) or "conv1" (as given) weights, or "extras"
+        /// (bias then PReLU slopes, zeros for the missing ones).
         let kind: String
         let indices: [Int]
     }
