@@ -7,7 +7,8 @@
 // - CO = 1 otherwise (depthwise), reading the ONNX layout [out][in/groups][kh][kw].
 // Register blocking matters on lavapipe, where every fetch is a gather: with one pixel x 4
 // channels per invocation MobileNetV2's 1x1 convolutions ran at 0.4 GFLOP/s, with 4 pixels x
-// 8 channels at 1.7 (conv2d.comp's uniform-buffer weights reach 15-20: a next step).
+// 8 channels at 1.7, 2.3 with the input read as vec4s (conv2d.comp's uniform-buffer weights
+// reach 15-20: a next step).
 // Invocations are numbered pixel-fastest, so a workgroup's invocations share their weights
 // and read neighbouring input pixels; a 1x1 output (a fully connected layer) uses PX = 1.
 //
@@ -18,6 +19,9 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const int CO = 4;
 layout(constant_id = 1) const int CB = 1;
 layout(constant_id = 2) const int PX = 1;
+// A 1x1 stride-1 unpadded convolution of planes of a multiple of 4 pixels, PX = 4: binding 0
+// is an RGBA32F view and the 4 pixels are one fetch.
+layout(constant_id = 3) const bool VEC_INPUT = false;
 
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F, the input region
 layout(binding = 1) uniform samplerBuffer weights;  // RGBA32F (CO = 4) or R32F (CO = 1)
@@ -76,10 +80,15 @@ void main() {
         for (int ky = 0; ky < p.kernelHeight; ky++) {
             for (int kx = 0; kx < p.kernelWidth; kx++) {
                 float v[PX];
-                [[unroll]] for (int i = 0; i < PX; i++) {
-                    int iy = y0[i] + ky, ix = x0[i] + kx;
-                    v[i] = iy >= 0 && iy < p.inHeight && ix >= 0 && ix < p.inWidth
-                        ? texelFetch(inputs, plane + iy * p.inWidth + ix).r : 0.0;
+                if (VEC_INPUT) {
+                    vec4 x4 = texelFetch(inputs, (plane + firstPixel) / 4);
+                    [[unroll]] for (int i = 0; i < PX; i++) v[i] = x4[i % 4];
+                } else {
+                    [[unroll]] for (int i = 0; i < PX; i++) {
+                        int iy = y0[i] + ky, ix = x0[i] + kx;
+                        v[i] = iy >= 0 && iy < p.inHeight && ix >= 0 && ix < p.inWidth
+                            ? texelFetch(inputs, plane + iy * p.inWidth + ix).r : 0.0;
+                    }
                 }
                 int tap = ky * p.kernelWidth + kx;
                 [[unroll]] for (int b = 0; b < CB; b++) {

@@ -44,6 +44,11 @@ extension VulkanBackend {
                                            bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32_SFLOAT),
                                                       .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
                                            pushConstantWords: 19)
+    /// conv2dGraph4 reading its input as vec4s (VEC_INPUT).
+    static let conv2dGraph4Vec = VulkanShader(name: "conv2d_graph",
+                                              bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .texels(VK_FORMAT_R32G32B32A32_SFLOAT),
+                                                         .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                              pushConstantWords: 19)
     static let transposedConv2d = VulkanShader(name: "transposed_conv2d",
                                                bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32_SFLOAT),
                                                           .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
@@ -148,8 +153,10 @@ extension VulkanBackend {
         let blocksPerGroup = (coutG + co * blocks - 1) / (co * blocks)
         let total = (outPlane + pixels - 1) / pixels * blocksPerGroup * conv.groups
         let (groups, rowLength) = linearGroups(total)
-        let pipeline = try pipelines.pipeline(co == 4 ? Self.conv2dGraph4 : Self.conv2dGraph1,
-                                              constants: [co, blocks, pixels].map(UInt32.init))
+        // Whole vec4s of input pixels for 1x1 layers on planes of 4k pixels.
+        let vectorInput = co == 4 && pixels == 4 && conv.isPointwise && outPlane % 4 == 0 && conv.input.offset % 4 == 0
+        let shader = vectorInput ? Self.conv2dGraph4Vec : co == 4 ? Self.conv2dGraph4 : Self.conv2dGraph1
+        let pipeline = try pipelines.pipeline(shader, constants: [co, blocks, pixels, vectorInput ? 1 : 0].map(UInt32.init))
         let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
         let ints: [Int] = [conv.input.width, conv.input.height, conv.output.width, conv.output.height,
                            conv.input.channels / conv.groups, coutG, blocksPerGroup, conv.output.channels,
