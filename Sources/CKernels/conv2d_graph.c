@@ -26,6 +26,8 @@
 #define GS_CO_BLOCK 32
 #define GS_RUN 7
 #define GS_RUNS_PER_TASK 4
+/// Kind 3: inputs summed per pass over the task's runs (128 x 32 weights = 16 KB).
+#define GS_K_CHUNK 128
 /// Kind 3 only for long sums: its epilogue stores lane by lane into the channel planes.
 #define GS_SMALL_PLANE_MIN_K 256
 
