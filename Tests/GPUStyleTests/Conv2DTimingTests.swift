@@ -102,7 +102,10 @@ final class Conv2DTimingTests: XCTestCase {
         let (features, classifier) = Self.graphs()
         let runs = Int(ProcessInfo.processInfo.environment["GPUSTYLE_CONV2D_RUNS"] ?? "") ?? 30
         let backend = CPUBackend(weights: [])
-        print("conv2d on \(backend.name), at most \(ParallelFor.workerLimit) threads, kernels \(String(cString: gs_conv2d_isa()))")
+        print("conv2d on \(backend.name), at most \(ParallelFor.workerLimit == Int.max ? "all" : "\(ParallelFor.workerLimit)") threads, kernels \(String(cString: gs_conv2d_isa()))")
+        // The roofline's ceilings on all cores (a 64 MiB copy: memory, not cache, bandwidth).
+        let limits = MicroBenchmarks.cpu()
+        print(String(format: "machine: %.0f GFLOP/s FMA, %.1f GB/s copy", limits.gflops, limits.gbps))
         var sumOfFastest = 0.0
         var wall = (features: Double.infinity, classifier: Double.infinity)
         for (graph, input) in [(features, NetworkGraph.Shape(channels: 3, height: 224, width: 224)),
