@@ -6,6 +6,8 @@ public final class CPUBackend: NetworkBackend {
     private let convolutions: [PackedConvolution]
     private var buffers: [ExecutionPlan.Buffer: UnsafeMutableBufferPointer<Float>] = [:]
     private var affine = [Float](repeating: 0, count: 0)
+    /// Graph convolutions' packed weights, per `ModelConstants` object.
+    let graphWeights = CPUGraphWeights()
 
     /// Called after every step with its index in the plan and its wall time in seconds
     /// (the profiler's hook; nil costs nothing).
@@ -94,8 +96,13 @@ public final class CPUBackend: NetworkBackend {
         case .softmax(let s): GraphSoftmax.run(s, graph)
         case .resize(let s): GraphResize.run(s, graph)
         case .pad2d(let s): GraphPad2D.run(s, graph)
-        default:
-            fatalError("the \(step.opName) step has no CPU kernel yet")
+        case .conv2d(let conv):
+            guard let constants else { preconditionFailure("a conv2d step in a plan without constants") }
+            graphWeights.convolution(conv, constants: constants).run(conv, input: graph.pointer(conv.input),
+                                                                     output: graph.pointer(conv.output))
+        case .transposedConv2d(let conv):
+            guard let constants else { preconditionFailure("a transposed_conv2d step in a plan without constants") }
+            CPUConv2D.runTransposed(conv, constants: constants, input: graph.pointer(conv.input), output: graph.pointer(conv.output))
         }
     }
 }

@@ -8,7 +8,7 @@ public final class VulkanBackend: NetworkBackend {
     public let context: VulkanContext
     let pipelines: VulkanPipelineCache
     let recorder: VulkanCommandRecorder
-    private let pool: VulkanBufferPool
+    let pool: VulkanBufferPool
     private let staging: VulkanStagingBuffer
     let weights: VulkanPackedWeights
     private let weightAllocation: VulkanBufferPool.Allocation
@@ -18,6 +18,10 @@ public final class VulkanBackend: NetworkBackend {
     private var allocations: [ExecutionPlan.Buffer: VulkanBufferPool.Allocation] = [:]
     private var parameterAllocation: VulkanBufferPool.Allocation?
     private var affineAllocation: VulkanBufferPool.Allocation?
+    /// Graph convolutions' weights, per `ModelConstants` object (VulkanConv2D.swift).
+    let graphConstants = VulkanGraphConstants()
+    /// The constants of the plan being recorded.
+    private(set) var currentConstants: ModelConstants?
 
     /// Largest tensor range a dispatch binds: maxStorageBufferRange, and at most
     /// maxTexelBufferElements floats since tensors are bound as texel views. Tests lower it to
@@ -108,6 +112,7 @@ public final class VulkanBackend: NetworkBackend {
 
     deinit {
         releaseBuffers()
+        graphConstants.release(pool)
         pool.free(weightAllocation)
     }
 
@@ -143,7 +148,7 @@ public final class VulkanBackend: NetworkBackend {
     }
 
     /// One-off upload through staging (weights at creation).
-    private func upload(_ values: [Float], to range: VulkanBufferRange) throws {
+    func upload(_ values: [Float], to range: VulkanBufferRange) throws {
         let bytes = 4 * values.count
         guard bytes > 0 else { return }
         try staging.reserve(bytes: bytes)
@@ -173,6 +178,9 @@ public final class VulkanBackend: NetworkBackend {
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
                     affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         let usedLayers = plan.steps.compactMap(\.layer).max().map { $0 + 1 } ?? 0
+        try prepareGraphConstants(plan)
+        currentConstants = plan.constants
+        defer { currentConstants = nil }
         let tableFloats = max(normParameters.count, affine?.count ?? 0, usedLayers * ExecutionPlan.parametersPerLayer, 1)
         // The shaders read the γ/β and scale/shift tables as 64 KiB uniform buffers.
         guard tableFloats <= Self.maxTableFloats else {

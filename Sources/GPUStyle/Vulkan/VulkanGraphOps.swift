@@ -33,7 +33,7 @@ extension VulkanBackend {
     static let slopesPerDispatch = 16
 
     /// Channels `channels` of `region`, bound from the 256-byte boundary at or before them.
-    private func binding(_ region: ExecutionPlan.Region, _ channels: Range<Int>? = nil) -> (range: VulkanBufferRange, base: Int) {
+    private func alignedBinding(_ region: ExecutionPlan.Region, _ channels: Range<Int>? = nil) -> (range: VulkanBufferRange, base: Int) {
         let channels = channels ?? 0..<region.channels
         let start = 4 * (region.offset + channels.lowerBound * region.planeStride)
         let aligned = start / 256 * 256
@@ -101,7 +101,7 @@ extension VulkanBackend {
         let pipeline = try pipelines.pipeline(shader)
         let limit = slopes.isEmpty ? Int.max : Self.slopesPerDispatch
         for chunk in try graphChunks(output.channels, planes: [plane], limit: limit) {
-            let bound = (inputs + [output]).map { binding($0, chunk) }
+            let bound = (inputs + [output]).map { alignedBinding($0, chunk) }
             var push = words(bound.map(\.base) + [plane])
             if let function {
                 push += [function.kind.rawValue, bits(function.alpha), bits(function.beta)]
@@ -120,7 +120,7 @@ extension VulkanBackend {
                      "channel multiply: a [C][H][W] input and a [C][1][1] scale")
         let pipeline = try pipelines.pipeline(.channelMultiply)
         for chunk in try graphChunks(s.output.channels, planes: [plane]) {
-            let bound = [binding(s.input, chunk), binding(s.scale, chunk), binding(s.output, chunk)]
+            let bound = [alignedBinding(s.input, chunk), alignedBinding(s.scale, chunk), alignedBinding(s.output, chunk)]
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(bound.map(\.base) + [plane]),
                                   groups: (count(plane, 256), chunk.count, 1), label: "step \(index): channel multiply c\(chunk)")
         }
@@ -137,7 +137,7 @@ extension VulkanBackend {
         while 2 * workgroup <= largest && count(plane, workgroup) > 16384 { workgroup *= 2 }
         let pipeline = try pipelines.pipeline(.globalAveragePool, constants: [UInt32(workgroup)])
         for chunk in try graphChunks(s.input.channels, planes: [plane]) {
-            let bound = [binding(s.input, chunk), binding(s.output, chunk)]
+            let bound = [alignedBinding(s.input, chunk), alignedBinding(s.output, chunk)]
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(bound.map(\.base) + [plane]),
                                   groups: (chunk.count, 1, 1), label: "step \(index): global average pool c\(chunk)")
         }
@@ -148,7 +148,7 @@ extension VulkanBackend {
         precondition(input.channels == output.channels, "max pool: channel counts differ")
         let pipeline = try pipelines.pipeline(.maxPool)
         for chunk in try graphChunks(output.channels, planes: [input.planeStride, output.planeStride]) {
-            let bound = [binding(input, chunk), binding(output, chunk)]
+            let bound = [alignedBinding(input, chunk), alignedBinding(output, chunk)]
             let push = bound.map(\.base) + [input.width, input.height, output.width, output.height, s.kernel, s.stride,
                                             s.padding.top, s.padding.left]
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(push),
@@ -165,7 +165,7 @@ extension VulkanBackend {
             throw VulkanError.unsupported("softmax over a \(s.output.shape) map exceeds the device's storage buffer range")
         }
         let pipeline = try pipelines.pipeline(.softmax)
-        let bound = [binding(s.input), binding(s.output)]
+        let bound = [alignedBinding(s.input), alignedBinding(s.output)]
         try recorder.dispatch(pipeline, buffers: bound.map(\.range),
                               push: words(bound.map(\.base) + [s.output.planeStride, s.output.channels]),
                               groups: (count(s.output.planeStride, 64), 1, 1), label: "step \(index): softmax")
@@ -177,7 +177,7 @@ extension VulkanBackend {
                      "resize: the output is the input times the scale")
         let pipeline = try pipelines.pipeline(.resize)
         for chunk in try graphChunks(output.channels, planes: [input.planeStride, output.planeStride]) {
-            let bound = [binding(input, chunk), binding(output, chunk)]
+            let bound = [alignedBinding(input, chunk), alignedBinding(output, chunk)]
             let push = bound.map(\.base) + [input.width, input.height, s.scale, Int(s.mode.rawValue)]
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(push),
                                   groups: (count(output.width, 8), count(output.height, 8), chunk.count),
@@ -193,7 +193,7 @@ extension VulkanBackend {
                      "pad2d: reflection padding must be smaller than the side")
         let pipeline = try pipelines.pipeline(.pad2d)
         for chunk in try graphChunks(output.channels, planes: [input.planeStride, output.planeStride]) {
-            let bound = [binding(input, chunk), binding(output, chunk)]
+            let bound = [alignedBinding(input, chunk), alignedBinding(output, chunk)]
             let push = bound.map(\.base) + [input.width, input.height, output.width, output.height, p.top, p.left,
                                             s.mode == .reflect ? 1 : 0]
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(push),

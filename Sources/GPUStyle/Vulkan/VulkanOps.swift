@@ -35,7 +35,8 @@ extension VulkanBackend {
         case .normMoments(let moments): try recordNormMoments(moments, index: index)
         case .activation, .add, .copy, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad2d:
             try recordGraphStep(step, index: index, constants: constants)
-        default: throw VulkanError.unsupported("the \(step.opName) step has no Vulkan kernel yet")
+        case .conv2d(let conv): try recordConv2D(conv, index: index)
+        case .transposedConv2d(let conv): try recordTransposedConv2D(conv, index: index)
         }
     }
 

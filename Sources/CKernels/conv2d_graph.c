@@ -1,0 +1,212 @@
+// Graph convolutions (ExecutionPlan.Conv2D) on dense NCHW tensors, three algorithms:
+// - GEMM: out[co][p] = sum_k A[co][k] B[k][p] with A the weights packed once into blocks of
+//   GS_MR output channels ([group][block][k][GS_MR]) and B panels of NR pixels packed per task
+//   (a 1x1 convolution copies rows; any other convolution gathers its im2col rows, zeros for
+//   padding). An 8 x NR register-blocked micro-kernel with bias + activation on the way out.
+// - depthwise: one plane at a time, padding checked only at the borders.
+// - GEMV: a kernel covering its whole input (a fully connected layer).
+// The body is compiled for AVX-512, AVX2+FMA and the baseline instruction set (isa_twins.h).
+#include "conv2d_graph.h"
+#include "simd.h"
+#include <math.h>
+#include <stdlib.h>
+
+/// Output channels per packed weight block (rows of the micro-kernel).
+#define GS_MR 8
+/// Pixels per GEMM task on large planes.
+#define GS_PIXEL_TILE 64
+/// Output channels per GEMV task.
+#define GS_GEMV_TILE 16
+/// 1x1 convolutions of fewer output pixels than this vectorise over output channels (kind 3):
+/// a 7x7 plane is 49 pixels, which 16-pixel vectors cover at 77 % (320->1280 at 7x7 ran at
+/// 74 GFLOP/s on one core, 960->160 at 69).
+#define GS_SMALL_PLANE 256
+/// Kind 3: output channels per packed block and per task, pixels per micro-kernel run (7 rows
+/// of 7x7 and 14x14 planes fill it exactly), runs per task.
+#define GS_CO_BLOCK 32
+#define GS_RUN 7
+#define GS_RUNS_PER_TASK 4
+/// Kind 3: inputs summed per pass over the task's runs (128 x 32 weights = 16 KB).
+#define GS_K_CHUNK 128
+/// Kind 3 only for long sums: its epilogue stores lane by lane into the channel planes.
+#define GS_SMALL_PLANE_MIN_K 256
+
+static inline float act_scalar(float v, int kind, float alpha, float beta, float slope) {
+    switch (kind) {
+    case 1: return v > 0 ? v : 0;
+    case 2: return 1.0f / (1.0f + expf(-v));
+    case 3: return fminf(fmaxf(v, 0), 6);
+    case 4: return v > 0 ? v : alpha * v;
+    case 5: return fminf(fmaxf(alpha * v + beta, 0), 1);
+    case 6: return v * fminf(fmaxf(v + 3, 0), 6) * (1.0f / 6);
+    case 7: return v > 0 ? v : slope * v;
+    default: return v;
+    }
+}
+
+static inline int cdiv(int a, int b) { return (a + b - 1) / b; }
+
+int gs_conv2d_kind(const gs_conv2d_params *p) {
+    if (p->groups > 1 && p->groups == p->in_channels && p->groups == p->out_channels) return 1;
+    if (p->groups == 1 && p->out_height == 1 && p->out_width == 1 && p->kernel_height == p->in_height
+        && p->kernel_width == p->in_width && p->pad_top == 0 && p->pad_left == 0) return 2;
+    if (p->groups == 1 && p->kernel_height == 1 && p->kernel_width == 1 && p->stride_y == 1 && p->stride_x == 1
+        && p->pad_top == 0 && p->pad_left == 0 && p->out_height * p->out_width < GS_SMALL_PLANE
+        && p->in_channels >= GS_SMALL_PLANE_MIN_K) return 3;
+    return 0;
+}
+
+static int gemm_k(const gs_conv2d_params *p) {
+    return p->in_channels / p->groups * p->kernel_height * p->kernel_width;
+}
+
+int64_t gs_conv2d_prepared_count(const gs_conv2d_params *p) {
+    if (gs_conv2d_kind(p) == 3) return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK) * GS_CO_BLOCK * gemm_k(p);
+    if (gs_conv2d_kind(p) != 0) return (int64_t)p->out_channels * gemm_k(p);
+    int coutg = p->out_channels / p->groups;
+    return (int64_t)p->groups * cdiv(coutg, GS_MR) * GS_MR * gemm_k(p);
+}
+
+void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *prepared) {
+    const int64_t k_count = gemm_k(p);
+    if (gs_conv2d_kind(p) == 3) {
+        // [block of 32 outputs][in][32], zeros past the last output.
+        for (int b = 0; b < cdiv(p->out_channels, GS_CO_BLOCK); b++)
+            for (int64_t k = 0; k < k_count; k++)
+                for (int c = 0; c < GS_CO_BLOCK; c++) {
+                    int co = b * GS_CO_BLOCK + c;
+                    *prepared++ = co < p->out_channels ? weights[co * k_count + k] : 0.0f;
+                }
+        return;
+    }
+    if (gs_conv2d_kind(p) != 0) {
+        memcpy(prepared, weights, sizeof(float) * (size_t)(p->out_channels * k_count));
+        return;
+    }
+    const int coutg = p->out_channels / p->groups, blocks = cdiv(coutg, GS_MR);
+    for (int g = 0; g < p->groups; g++)
+        for (int b = 0; b < blocks; b++)
+            for (int64_t k = 0; k < k_count; k++)
+                for (int m = 0; m < GS_MR; m++) {
+                    int co = b * GS_MR + m;
+                    *prepared++ = co < coutg ? weights[((int64_t)g * coutg + co) * k_count + k] : 0.0f;
+                }
+}
+
+/// Pixels per GEMM task: 64, or 32 on small planes (7x7, 14x14) so that their tasks split
+/// by pixels before they split by channels (every channel tile repacks the partial block).
+static int gemm_pixel_tile(const gs_conv2d_params *p) {
+    return p->out_height * p->out_width < 256 ? 32 : GS_PIXEL_TILE;
+}
+
+/// Output channels per GEMM task: 64, or 32 when that makes fewer than 8 tasks. MobileNetV2's
+/// 7x7 layers made 3 tasks (960->160) for 2 threads; 16 cost more in repacking than it saved.
+static int gemm_channel_tile(const gs_conv2d_params *p) {
+    const int64_t pixel_tiles = (int64_t)p->groups * cdiv(p->out_height * p->out_width, gemm_pixel_tile(p));
+    const int coutg = p->out_channels / p->groups;
+    return pixel_tiles * cdiv(coutg, 64) < 8 ? 32 : 64;
+}
+
+int64_t gs_conv2d_tasks(const gs_conv2d_params *p) {
+    switch (gs_conv2d_kind(p)) {
+    case 1: return p->out_channels;
+    case 2: return cdiv(p->out_channels, GS_GEMV_TILE);
+    case 3:
+        return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK)
+               * cdiv(cdiv(p->out_height * p->out_width, GS_RUN), GS_RUNS_PER_TASK);
+    default:
+        return (int64_t)p->groups * cdiv(p->out_height * p->out_width, gemm_pixel_tile(p))
+               * cdiv(p->out_channels / p->groups, gemm_channel_tile(p));
+    }
+}
+
+/// Floats of one phase of a padded depthwise row: 8-float loads for outputs up to
+/// roundup(out_width, 8) - 1 at tap kx read up to element that + 7 + (kw - 1) / stride_x.
+static int gs_depthwise_phase_length(const gs_conv2d_params *p) {
+    return cdiv(p->out_width, 8) * 8 + (p->kernel_width - 1) / p->stride_x + 1;
+}
+
+/// Floats of a depthwise task's padded plane.
+static int64_t gs_depthwise_scratch(const gs_conv2d_params *p) {
+    return (int64_t)((p->out_height - 1) * p->stride_y + p->kernel_height) * p->stride_x
+           * gs_depthwise_phase_length(p);
+}
+
+#define ISA_TWINS_BODY "conv2d_graph_body.inc"
+#define ISA_TWINS_AVX512
+#include "isa_twins.h"
+
+int gs_has_avx512(void) {
+#if defined(__x86_64__)
+    static int cached = -1;  // as gs_has_avx2_fma
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
+        __builtin_cpu_init();
+        value = gs_has_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
+    }
+    return value;
+#else
+    return 0;
+#endif
+}
+
+static int forced_level = -1;
+
+static int best_level(void) { return gs_has_avx512() ? 2 : gs_has_avx2_fma() ? 1 : 0; }
+
+static int level_in_use(void) {
+    int forced = __atomic_load_n(&forced_level, __ATOMIC_RELAXED), best = best_level();
+    return forced >= 0 && forced < best ? forced : best;
+}
+
+int gs_conv2d_force_isa(int level) {
+    __atomic_store_n(&forced_level, level, __ATOMIC_RELAXED);
+    return level_in_use();
+}
+
+const char *gs_conv2d_isa(void) {
+    switch (level_in_use()) {
+    case 2: return "avx512";
+    case 1: return "avx2+fma";
+    default: return "portable";
+    }
+}
+
+void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *prepared, float *output,
+                   int64_t task_begin, int64_t task_end) {
+    switch (level_in_use()) {
+#if defined(__x86_64__)
+    case 2: conv2d_graph_avx512(p, input, prepared, output, task_begin, task_end); return;
+    case 1: conv2d_graph_avx2(p, input, prepared, output, task_begin, task_end); return;
+#endif
+    default: conv2d_graph_portable(p, input, prepared, output, task_begin, task_end);
+    }
+}
+
+void gs_transposed_conv2d(const float *input, int in_channels, int height, int width, const float *weights,
+                          const float *bias, int out_channels, float *output, int out_begin, int out_end) {
+    // Memory-light (one pass per output channel over the input), so plain loops: the compiler
+    // vectorises the inner row loop. Used by decoder-style networks only.
+    const int64_t plane = (int64_t)height * width, out_width = 2 * width;
+    for (int o = out_begin; o < out_end; o++) {
+        float *out = output + o * 4 * plane;
+        const float b = bias ? bias[o] : 0.0f;
+        for (int64_t i = 0; i < 4 * plane; i++) out[i] = b;
+        for (int c = 0; c < in_channels; c++) {
+            const float *w = weights + ((int64_t)c * out_channels + o) * 4;
+            const float *in = input + c * plane;
+            for (int y = 0; y < height; y++) {
+                float *top = out + 2 * y * out_width, *bottom = top + out_width;
+                const float *row = in + (int64_t)y * width;
+                for (int x = 0; x < width; x++) {
+                    float v = row[x];
+                    top[2 * x] += v * w[0];
+                    top[2 * x + 1] += v * w[1];
+                    bottom[2 * x] += v * w[2];
+                    bottom[2 * x + 1] += v * w[3];
+                }
+            }
+        }
+    }
+}

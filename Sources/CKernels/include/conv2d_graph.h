@@ -1,0 +1,43 @@
+#ifndef GPUSTYLE_CONV2D_GRAPH_H
+#define GPUSTYLE_CONV2D_GRAPH_H
+#include <stdint.h>
+
+/// One graph convolution (ExecutionPlan.Conv2D) over dense [C][H][W] tensors: zero padding,
+/// groups, bias and a fused activation (numbered like Swift's `Activation`).
+typedef struct {
+    int in_channels, in_height, in_width;
+    int out_channels, out_height, out_width;
+    int kernel_height, kernel_width, stride_y, stride_x;
+    int pad_top, pad_left;  // bottom/right padding follow from the output size
+    int groups;
+    int activation;
+    float alpha, beta;
+    const float *bias;    // [out_channels] or NULL
+    const float *slopes;  // PReLU's [out_channels] (activation 7)
+} gs_conv2d_params;
+
+/// The algorithm a convolution runs: 0 GEMM (1x1 pointwise, or im2col panels for the rest),
+/// 1 depthwise (groups == in == out), 2 GEMV (a kernel covering the whole input: output 1x1).
+int gs_conv2d_kind(const gs_conv2d_params *p);
+
+/// Floats of the prepared (packed) weights and the packing of ONNX weights [out][in/groups][kh][kw].
+/// The layout does not depend on the instruction set.
+int64_t gs_conv2d_prepared_count(const gs_conv2d_params *p);
+void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *prepared);
+
+/// Independent pieces of work of a convolution; threads run disjoint task ranges.
+int64_t gs_conv2d_tasks(const gs_conv2d_params *p);
+void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *prepared, float *output,
+                   int64_t task_begin, int64_t task_end);
+
+/// Transposed convolution, kernel 2, stride 2 (ExecutionPlan.TransposedConv2D), weights
+/// [in][out][2][2] as given, for output channels [out_begin, out_end).
+void gs_transposed_conv2d(const float *input, int in_channels, int height, int width, const float *weights,
+                          const float *bias, int out_channels, float *output, int out_begin, int out_end);
+
+/// Restricts the convolution kernels to an instruction set for tests: 2 AVX-512, 1 AVX2+FMA,
+/// 0 portable, -1 (the default) the best the CPU has. Returns the level now in use.
+int gs_conv2d_force_isa(int level);
+/// Name of the instruction set the graph convolutions use ("avx512", "avx2+fma", "portable").
+const char *gs_conv2d_isa(void);
+#endif

@@ -1,0 +1,134 @@
+import CKernels
+
+/// `ExecutionPlan.Conv2D` and `TransposedConv2D` on the CPU (`CKernels/conv2d_graph.c`). Each
+/// convolution's weights are packed once per `ModelConstants` object (`CPUGraphWeights`) and
+/// the work is split into the kernel's tasks over all cores.
+final class CPUConv2D {
+    /// The packed weights and copies of the bias and PReLU slopes the kernel points at.
+    private let prepared: UnsafeMutableBufferPointer<Float>
+    private let bias: UnsafeMutableBufferPointer<Float>?
+    private let slopes: UnsafeMutableBufferPointer<Float>?
+
+    init(_ step: ExecutionPlan.Conv2D, constants: ModelConstants) {
+        var p = Self.parameters(step)
+        let weights = constants[step.weights]
+        precondition(weights.count == step.output.channels * step.input.channels / step.groups
+                     * step.kernelHeight * step.kernelWidth, "conv2d: \(constants.names[step.weights]) has the wrong size")
+        let packed = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, Int(gs_conv2d_prepared_count(&p))))
+        weights.withUnsafeBufferPointer { gs_conv2d_prepare(&p, $0.baseAddress!, packed.baseAddress!) }
+        prepared = packed
+        func copy(_ index: Int?) -> UnsafeMutableBufferPointer<Float>? {
+            guard let index else { return nil }
+            let values = constants[index]
+            precondition(values.count == step.output.channels, "conv2d: \(constants.names[index]) is not one value per channel")
+            let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: values.count)
+            _ = buffer.initialize(from: values)
+            return buffer
+        }
+        bias = copy(step.bias)
+        slopes = step.activation.kind == .prelu ? copy(step.activation.slopes) : nil
+        precondition(step.activation.kind != .prelu || slopes != nil, "conv2d: PReLU without slopes")
+    }
+
+    deinit {
+        prepared.deallocate()
+        bias?.deallocate()
+        slopes?.deallocate()
+    }
+
+    /// The C description of `step` (bias and slope pointers left nil).
+    static func parameters(_ step: ExecutionPlan.Conv2D) -> gs_conv2d_params {
+        precondition(step.input.channels % step.groups == 0 && step.output.channels % step.groups == 0,
+                     "conv2d: channels not divisible by groups")
+        precondition(step.output.height == (step.input.height + step.padding.top + step.padding.bottom
+                                            - step.kernelHeight) / step.strideY + 1
+                     && step.output.width == (step.input.width + step.padding.left + step.padding.right
+                                              - step.kernelWidth) / step.strideX + 1,
+                     "conv2d: output size does not match input, kernel, stride and padding")
+        var p = gs_conv2d_params()
+        p.in_channels = Int32(step.input.channels)
+        p.in_height = Int32(step.input.height)
+        p.in_width = Int32(step.input.width)
+        p.out_channels = Int32(step.output.channels)
+        p.out_height = Int32(step.output.height)
+        p.out_width = Int32(step.output.width)
+        p.kernel_height = Int32(step.kernelHeight)
+        p.kernel_width = Int32(step.kernelWidth)
+        p.stride_y = Int32(step.strideY)
+        p.stride_x = Int32(step.strideX)
+        p.pad_top = Int32(step.padding.top)
+        p.pad_left = Int32(step.padding.left)
+        p.groups = Int32(step.groups)
+        p.activation = Int32(step.activation.kind.rawValue)
+        p.alpha = step.activation.alpha
+        p.beta = step.activation.beta
+        return p
+    }
+
+    func run(_ step: ExecutionPlan.Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+        var p = Self.parameters(step)
+        p.bias = bias.map { UnsafePointer($0.baseAddress!) }
+        p.slopes = slopes.map { UnsafePointer($0.baseAddress!) }
+        let tasks = Int(gs_conv2d_tasks(&p))
+        // Tasks of under ~50k multiply-adds are grouped: waking a worker costs microseconds.
+        let grain = max(1, 50_000 / max(1, step.multiplyAdds / max(tasks, 1)))
+        let params = p
+        ParallelFor.ranges(tasks, grain: grain) { range in
+            var local = params
+            gs_conv2d_run(&local, input, prepared.baseAddress!, output, Int64(range.lowerBound), Int64(range.upperBound))
+        }
+    }
+
+    /// Kernel 2, stride 2, weights [in][out][2][2]; parallel over output channels.
+    static func runTransposed(_ step: ExecutionPlan.TransposedConv2D, constants: ModelConstants,
+                              input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+        let cin = step.input.channels, cout = step.output.channels
+        precondition(step.output.height == 2 * step.input.height && step.output.width == 2 * step.input.width,
+                     "transposed_conv2d: the output is not twice the input's size")
+        let weights = constants[step.weights]
+        precondition(weights.count == cin * cout * 4, "transposed_conv2d: \(constants.names[step.weights]) has the wrong size")
+        let bias = step.bias.map { constants[$0] }
+        precondition(bias == nil || bias!.count == cout, "transposed_conv2d: bias is not one value per channel")
+        weights.withUnsafeBufferPointer { w in
+            (bias ?? []).withUnsafeBufferPointer { b in
+                let biasPointer = bias == nil ? nil : b.baseAddress
+                ParallelFor.ranges(cout, grain: max(1, 50_000 / max(1, 4 * cin * step.input.planeStride))) { range in
+                    gs_transposed_conv2d(input, Int32(cin), Int32(step.input.height), Int32(step.input.width),
+                                         w.baseAddress!, biasPointer, Int32(cout), output,
+                                         Int32(range.lowerBound), Int32(range.upperBound))
+                }
+            }
+        }
+    }
+}
+
+/// Prepared convolutions, one per (constants object, weight layout); the constants objects are
+/// retained so an `ObjectIdentifier` is never reused while its entries live.
+final class CPUGraphWeights {
+    private struct Key: Hashable {
+        let constants: ObjectIdentifier
+        let weights: Int
+        let bias: Int?
+        let slopes: Int?
+        /// The packed layout depends on the algorithm, groups, output channels and taps.
+        let layout: [Int32]
+    }
+
+    private var prepared: [Key: CPUConv2D] = [:]
+    private var retained: [ObjectIdentifier: ModelConstants] = [:]
+
+    /// How many convolutions have been prepared (tests check nothing is repacked per run).
+    var count: Int { prepared.count }
+
+    func convolution(_ step: ExecutionPlan.Conv2D, constants: ModelConstants) -> CPUConv2D {
+        var p = CPUConv2D.parameters(step)
+        let key = Key(constants: ObjectIdentifier(constants), weights: step.weights, bias: step.bias,
+                      slopes: step.activation.kind == .prelu ? step.activation.slopes : nil,
+                      layout: [gs_conv2d_kind(&p), p.groups, p.out_channels, p.in_channels, p.kernel_height, p.kernel_width])
+        if let existing = prepared[key] { return existing }
+        let made = CPUConv2D(step, constants: constants)
+        prepared[key] = made
+        retained[key.constants] = constants
+        return made
+    }
+}

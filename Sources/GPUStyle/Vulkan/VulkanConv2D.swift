@@ -1,0 +1,193 @@
+import CVulkan
+
+/// Graph convolutions' weights on the device: uploaded once per `ModelConstants` object (before
+/// a run records anything) and kept with the backend. The constants objects are retained so
+/// an `ObjectIdentifier` is never reused while its uploads live.
+final class VulkanGraphConstants {
+    struct Key: Hashable {
+        let constants: ObjectIdentifier
+        /// What was uploaded: "conv4" (vec4-packed) or "conv1" (as given) weights, or "extras"
+        /// (bias then PReLU slopes, zeros for the missing ones).
+        let kind: String
+        let indices: [Int]
+    }
+
+    private(set) var uploads: [Key: (allocation: VulkanBufferPool.Allocation, bytes: Int)] = [:]
+    private var retained: [ObjectIdentifier: ModelConstants] = [:]
+
+    func range(_ key: Key) -> VulkanBufferRange {
+        let upload = uploads[key]!
+        return upload.allocation.range.slice(offset: 0, size: upload.bytes)
+    }
+
+    func contains(_ key: Key) -> Bool { uploads[key] != nil }
+
+    func insert(_ key: Key, _ allocation: VulkanBufferPool.Allocation, bytes: Int, constants: ModelConstants) {
+        uploads[key] = (allocation, bytes)
+        retained[key.constants] = constants
+    }
+
+    func release(_ pool: VulkanBufferPool) {
+        for upload in uploads.values { pool.free(upload.allocation) }
+        uploads = [:]
+        retained = [:]
+    }
+}
+
+/// Recording of `Conv2D` (conv2d_graph.comp) and `TransposedConv2D` (transposed_conv2d.comp).
+extension VulkanBackend {
+    static let conv2dGraph4 = VulkanShader(name: "conv2d_graph",
+                                           bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32G32B32A32_SFLOAT),
+                                                      .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                           pushConstantWords: 19)
+    static let conv2dGraph1 = VulkanShader(name: "conv2d_graph",
+                                           bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32_SFLOAT),
+                                                      .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                           pushConstantWords: 19)
+    /// conv2dGraph4 reading its input as vec4s (VEC_INPUT).
+    static let conv2dGraph4Vec = VulkanShader(name: "conv2d_graph",
+                                              bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .texels(VK_FORMAT_R32G32B32A32_SFLOAT),
+                                                         .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                              pushConstantWords: 19)
+    static let transposedConv2d = VulkanShader(name: "transposed_conv2d",
+                                               bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32_SFLOAT),
+                                                          .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                               pushConstantWords: 6)
+
+    /// Output channels per invocation: 4 when every group's outputs split into vec4 blocks.
+    static func channelsPerInvocation(_ conv: ExecutionPlan.Conv2D) -> Int {
+        (conv.output.channels / conv.groups) % 4 == 0 ? 4 : 1
+    }
+
+    private func weightKey(_ conv: ExecutionPlan.Conv2D, _ constants: ModelConstants) -> VulkanGraphConstants.Key {
+        let co = Self.channelsPerInvocation(conv)
+        return .init(constants: ObjectIdentifier(constants), kind: "conv\(co)",
+                     indices: co == 4 ? [conv.weights, conv.groups, conv.output.channels] : [conv.weights])
+    }
+
+    private func extrasKey(bias: Int?, slopes: Int?, channels: Int, _ constants: ModelConstants) -> VulkanGraphConstants.Key {
+        .init(constants: ObjectIdentifier(constants), kind: "extras", indices: [bias ?? -1, slopes ?? -1, channels])
+    }
+
+    /// Uploads what the plan's convolutions need and is not on the device yet. Called before
+    /// the run uses the staging buffer.
+    func prepareGraphConstants(_ plan: ExecutionPlan) throws {
+        guard let constants = plan.constants else { return }
+        func store(_ key: VulkanGraphConstants.Key, _ values: () -> [Float]) throws {
+            guard !graphConstants.contains(key) else { return }
+            let floats = values()
+            let allocation = try pool.allocate(bytes: 4 * max(floats.count, 1))
+            try upload(floats.isEmpty ? [0] : floats, to: allocation.range)
+            graphConstants.insert(key, allocation, bytes: 4 * max(floats.count, 1), constants: constants)
+        }
+        func extras(bias: Int?, slopes: Int?, channels: Int) -> [Float] {
+            let b = bias.map { constants[$0] } ?? [Float](repeating: 0, count: channels)
+            let s = slopes.map { constants[$0] } ?? [Float](repeating: 0, count: channels)
+            precondition(b.count == channels && s.count == channels, "bias or slopes are not one value per channel")
+            return b + s
+        }
+        for step in plan.steps {
+            switch step {
+            case .conv2d(let conv):
+                let weights = constants[conv.weights]
+                let cin = conv.input.channels / conv.groups, coutG = conv.output.channels / conv.groups
+                let taps = conv.kernelHeight * conv.kernelWidth
+                precondition(weights.count == conv.output.channels * cin * taps, "conv2d: \(constants.names[conv.weights]) has the wrong size")
+                try store(weightKey(conv, constants)) {
+                    guard Self.channelsPerInvocation(conv) == 4 else { return weights }
+                    // [group][block][in][kh][kw][4]: the 4 output channels of a block side by side.
+                    var packed = [Float](repeating: 0, count: weights.count)
+                    var i = 0
+                    for g in 0..<conv.groups {
+                        for block in 0..<coutG / 4 {
+                            for k in 0..<cin * taps {
+                                for c in 0..<4 {
+                                    packed[i] = weights[(g * coutG + block * 4 + c) * cin * taps + k]
+                                    i += 1
+                                }
+                            }
+                        }
+                    }
+                    return packed
+                }
+                let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
+                try store(extrasKey(bias: conv.bias, slopes: slopes, channels: conv.output.channels, constants)) {
+                    extras(bias: conv.bias, slopes: slopes, channels: conv.output.channels)
+                }
+            case .transposedConv2d(let conv):
+                try store(.init(constants: ObjectIdentifier(constants), kind: "conv1", indices: [conv.weights])) {
+                    constants[conv.weights]
+                }
+                try store(extrasKey(bias: conv.bias, slopes: nil, channels: conv.output.channels, constants)) {
+                    extras(bias: conv.bias, slopes: nil, channels: conv.output.channels)
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// A graph region as a binding.
+    func binding(_ region: ExecutionPlan.Region) -> VulkanBufferRange {
+        range(region.buffer).slice(offset: 4 * region.offset, size: 4 * max(region.floatCount, 1))
+    }
+
+    /// Workgroups of 64 for `total` invocations in a grid whose rows stay within the device's
+    /// workgroup-count limit; returns the groups and the invocations per grid row.
+    private func linearGroups(_ total: Int) -> (groups: (x: Int, y: Int, z: Int), rowLength: Int) {
+        let groups = (total + 63) / 64
+        let x = min(groups, Int(context.limits.maxComputeWorkGroupCount.0))
+        return ((x, (groups + x - 1) / x, 1), 64 * x)
+    }
+
+    func recordConv2D(_ conv: ExecutionPlan.Conv2D, index: Int) throws {
+        guard let constants = currentConstants else { preconditionFailure("a conv2d step in a plan without constants") }
+        let co = Self.channelsPerInvocation(conv)
+        let coutG = conv.output.channels / conv.groups
+        // 8 channels x 4 pixels per invocation where possible: MobileNetV2's 1x1 layers went
+        // from 0.4 to 1.7 GFLOP/s on lavapipe, depthwise from 0.2 to 0.4 (Conv2DTimingTests);
+        // 1x1 outputs (fully connected) one pixel each.
+        let blocks = co == 4 && coutG % 8 == 0 ? 2 : 1
+        let outPlane = conv.output.height * conv.output.width
+        let pixels = outPlane >= 16 ? 4 : 1
+        let blocksPerGroup = (coutG + co * blocks - 1) / (co * blocks)
+        let total = (outPlane + pixels - 1) / pixels * blocksPerGroup * conv.groups
+        let (groups, rowLength) = linearGroups(total)
+        // Whole vec4s of input pixels for 1x1 layers on planes of 4k pixels.
+        let vectorInput = co == 4 && pixels == 4 && conv.isPointwise && outPlane % 4 == 0 && conv.input.offset % 4 == 0
+        let shader = vectorInput ? Self.conv2dGraph4Vec : co == 4 ? Self.conv2dGraph4 : Self.conv2dGraph1
+        let pipeline = try pipelines.pipeline(shader, constants: [co, blocks, pixels, vectorInput ? 1 : 0].map(UInt32.init))
+        let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
+        let ints: [Int] = [conv.input.width, conv.input.height, conv.output.width, conv.output.height,
+                           conv.input.channels / conv.groups, coutG, blocksPerGroup, conv.output.channels,
+                           conv.kernelHeight, conv.kernelWidth, conv.strideY, conv.strideX, conv.padding.top, conv.padding.left,
+                           Int(conv.activation.kind.rawValue)]
+        let push = ints.map { UInt32(bitPattern: Int32($0)) }
+            + [conv.activation.alpha.bitPattern, conv.activation.beta.bitPattern, UInt32(total), UInt32(rowLength)]
+        try recorder.dispatch(pipeline,
+                              buffers: [binding(conv.input), graphConstants.range(weightKey(conv, constants)),
+                                        graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes,
+                                                                       channels: conv.output.channels, constants)),
+                                        binding(conv.output)],
+                              push: push, groups: groups,
+                              label: "step \(index): conv2d \(conv.kernelHeight)x\(conv.kernelWidth)/\(conv.strideY) "
+                                + "\(conv.input.shape) -> \(conv.output.shape) groups \(conv.groups)")
+    }
+
+    func recordTransposedConv2D(_ conv: ExecutionPlan.TransposedConv2D, index: Int) throws {
+        guard let constants = currentConstants else { preconditionFailure("a transposed_conv2d step in a plan without constants") }
+        precondition(conv.output.height == 2 * conv.input.height && conv.output.width == 2 * conv.input.width,
+                     "transposed_conv2d: the output is not twice the input's size")
+        let total = conv.output.floatCount
+        let (groups, rowLength) = linearGroups(total)
+        let pipeline = try pipelines.pipeline(Self.transposedConv2d)
+        let push = [conv.input.width, conv.input.height, conv.input.channels, conv.output.channels, total, rowLength].map(UInt32.init)
+        let id = ObjectIdentifier(constants)
+        try recorder.dispatch(pipeline,
+                              buffers: [binding(conv.input), graphConstants.range(.init(constants: id, kind: "conv1", indices: [conv.weights])),
+                                        graphConstants.range(extrasKey(bias: conv.bias, slopes: nil, channels: conv.output.channels, constants)),
+                                        binding(conv.output)],
+                              push: push, groups: groups,
+                              label: "step \(index): transposed_conv2d \(conv.input.shape) -> \(conv.output.shape)")
+    }
+}

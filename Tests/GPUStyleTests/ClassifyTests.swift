@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// The built-in MobileNetV2 against onnxruntime on the same ONNX export
+/// (tools/make_classify_fixtures.py): on every photo the same top-5 classes and every one of the
+/// 1000 probabilities within 1e-3, on the CPU path and on Vulkan.
+enum ClassifyFixtures {
+    struct Case {
+        let name: String
+        let crop: String
+        let top5: [Int]
+        let logits: [Float]
+    }
+
+    static let folder = "classify"
+    static let probabilityTolerance: Float = 1e-3
+
+    static func cases() throws -> [Case] {
+        let root = Fixtures.root.appendingPathComponent(folder)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("cases.json"))) as! [String: Any]
+        let logits = try Data(contentsOf: root.appendingPathComponent("logits.f32"))
+        let all = logits.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        return (json["cases"] as! [[String: Any]]).compactMap { c in
+            guard let crop = c["crop_png"] as? String else { return nil }
+            let row = c["logits_row"] as! Int
+            return Case(name: c["name"] as! String, crop: root.appendingPathComponent(crop).path,
+                        top5: c["top5"] as! [Int], logits: Array(all[row * 1000..<(row + 1) * 1000]))
+        }
+    }
+
+    static func softmax(_ logits: [Float]) -> [Float] {
+        let top = Double(logits.max()!)
+        let e = logits.map { exp(Double($0) - top) }
+        let sum = e.reduce(0, +)
+        return e.map { Float($0 / sum) }
+    }
+
+    /// Runs every stored crop through the classifier on `backend`; fails on any difference
+    /// beyond the bar, and returns the largest probability difference.
+    @discardableResult
+    static func check(backend: NetworkBackend, file: StaticString = #filePath, line: UInt = #line) throws -> Float {
+        let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend)
+        let cases = try cases()
+        XCTAssertGreaterThanOrEqual(cases.count, 20, "the parity bar is set on at least 20 photos", file: file, line: line)
+        var worst: Float = 0
+        for c in cases {
+            let crop = try ImageIO.read(path: c.crop)
+            XCTAssertEqual([crop.width, crop.height], [224, 224], c.name, file: file, line: line)
+            // The crop is the network's input as torch saw it: normalise it the same way.
+            let input = classifier.preprocessing
+            var tensor = crop.rgb
+            for channel in 0..<3 {
+                for i in channel * 224 * 224..<(channel + 1) * 224 * 224 {
+                    tensor[i] = (tensor[i] - input.mean[channel]) / input.standardDeviation[channel]
+                }
+            }
+            let probabilities = try classifier.probabilities(tensor: tensor)
+            let expected = softmax(c.logits)
+            let difference = zip(probabilities, expected).map { abs($0 - $1) }.max()!
+            worst = max(worst, difference)
+            XCTAssertLessThanOrEqual(difference, probabilityTolerance, "\(c.name): probabilities differ by \(difference)",
+                                     file: file, line: line)
+            XCTAssertEqual(classifier.ranked(probabilities, top: 5).map(\.index), c.top5, c.name, file: file, line: line)
+        }
+        return worst
+    }
+}
+
+final class ClassifyCPUTests: XCTestCase {
+    func testTop5AndProbabilitiesMatchOnnxruntime() throws {
+        let worst = try ClassifyFixtures.check(backend: CPUBackend(weights: []))
+        print("classify parity, cpu: largest probability difference \(worst)")
+    }
+
+    func testBuiltinModelDescribesItself() throws {
+        let model = try ModelLibrary.builtin(ModelLibrary.defaultClassifier)
+        XCTAssertEqual(model.metadata.labels?.count, 1000)
+        XCTAssertEqual(model.metadata.labels?[281], "tabby cat")
+        XCTAssertEqual(model.metadata.input, .init(channels: 3, height: 224, width: 224))
+        XCTAssertEqual(try model.graph.shapes(input: .init(channels: 3, height: 224, width: 224))[model.graph.output],
+                       .init(channels: 1000, height: 1, width: 1))
+    }
+}
+
+final class ClassifyVulkanTests: VulkanTestCase {
+    func testTop5AndProbabilitiesMatchOnnxruntime() throws {
+        let worst = try ClassifyFixtures.check(backend: VulkanBackend(context: context, weights: []))
+        print("classify parity, vulkan: largest probability difference \(worst)")
+    }
+}

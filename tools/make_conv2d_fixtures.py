@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Write the graph-convolution fixtures Tests/GPUStyleTests/Fixtures/ops/conv2d/*.gpsw with
+torch.nn.functional as the reference (float64, stored as float32; tools/gpsw.py has the format).
+
+conv2d_<name>.gpsw (Conv2DTests): ExecutionPlan.Conv2D, zero padding, groups, bias, activation
+    input   [Cin][H][W]
+    weight  [Cout][Cin/groups][KH][KW]
+    bias    [Cout]                    (absent: no bias)
+    slopes  [Cout]                    (PReLU only)
+    params  [strideY, strideX, top, left, bottom, right, groups, activation, alpha, beta]
+            activation numbered like Swift's `Activation`
+    output  [Cout][OH][OW]            F.conv2d(F.pad(x, (left, right, top, bottom)), w, b, stride, groups=g)
+                                      then the activation
+transposed_conv2d_<name>.gpsw (TransposedConv2DTests): kernel 2, stride 2
+    input [Cin][H][W], weight [Cin][Cout][2][2], bias [Cout] (optional), output [Cout][2H][2W]
+                                      F.conv_transpose2d(x, w, b, stride=2)
+mobilenet_block.gpsw (Conv2DTests, through GraphLowering): a MobileNetV2 inverted residual block
+    input [8][10][12]; expand_weight [48][8][1][1], expand_bias; depthwise_weight [48][1][3][3],
+    depthwise_bias; project_weight [8][48][1][1], project_bias
+    output   project(relu6(depthwise(relu6(expand(x)))))   (stride 1, padding 1)
+    residual output + input (the block's add)
+
+Regenerate: python3 tools/make_conv2d_fixtures.py   (torch 2.13 CPU, numpy; seeded, deterministic)
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpsw  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "GPUStyleTests", "Fixtures", "ops",
+                   "conv2d")
+
+IDENTITY, RELU, SIGMOID, RELU6, LEAKY, HARD_SIGMOID, HARD_SWISH, PRELU = range(8)
+
+# name: cin, h, w, cout, (kh, kw), (sy, sx), (top, left, bottom, right), groups, bias, activation, alpha, beta, scale
+# `scale` multiplies the weights so that the activations' interesting ranges (0 and 6 for
+# ReLU6, -3 and 3 for hard-swish) are all crossed.
+CASES = {
+    "3x3_s1_p1": (4, 10, 11, 6, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, IDENTITY, 0, 0, 1),
+    "3x3_s2_same_upper": (5, 12, 14, 7, (3, 3), (2, 2), (0, 0, 1, 1), 1, True, RELU6, 0, 0, 4),
+    "3x3_s2_p1_rgb": (3, 17, 15, 16, (3, 3), (2, 2), (1, 1, 1, 1), 1, True, RELU6, 0, 0, 4),
+    "3x3_odd_13x9": (6, 13, 9, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, RELU, 0, 0, 1),
+    "groups2": (8, 9, 10, 6, (3, 3), (1, 1), (1, 1, 1, 1), 2, True, IDENTITY, 0, 0, 1),
+    "depthwise_s1": (19, 13, 11, 19, (3, 3), (1, 1), (1, 1, 1, 1), 19, True, RELU6, 0, 0, 6),
+    "depthwise_s2": (12, 15, 16, 12, (3, 3), (2, 2), (1, 1, 1, 1), 12, True, RELU6, 0, 0, 6),
+    "depthwise_s2_same_upper": (8, 16, 16, 8, (3, 3), (2, 2), (0, 0, 1, 1), 8, True, IDENTITY, 0, 0, 1),
+    "depthwise_5x5_s2": (6, 11, 12, 6, (5, 5), (2, 2), (2, 2, 2, 2), 6, False, IDENTITY, 0, 0, 1),
+    "pointwise_24_144": (24, 5, 6, 144, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, RELU6, 0, 0, 6),
+    "pointwise_17_5_nobias": (17, 6, 7, 5, (1, 1), (1, 1), (0, 0, 0, 0), 1, False, IDENTITY, 0, 0, 1),
+    "fc_1280_5": (1280, 1, 1, 5, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, IDENTITY, 0, 0, 1),
+    "fc_3x4": (7, 3, 4, 9, (3, 4), (1, 1), (0, 0, 0, 0), 1, True, IDENTITY, 0, 0, 1),
+    "5x5_p2": (4, 12, 13, 6, (5, 5), (1, 1), (2, 2, 2, 2), 1, True, IDENTITY, 0, 0, 1),
+    "7x7_s2_p3": (3, 16, 16, 4, (7, 7), (2, 2), (3, 3, 3, 3), 1, False, IDENTITY, 0, 0, 1),
+    "act_identity": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, IDENTITY, 0, 0, 8),
+    "act_relu": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, RELU, 0, 0, 8),
+    "act_sigmoid": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, SIGMOID, 0, 0, 8),
+    "act_relu6": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, RELU6, 0, 0, 8),
+    "act_leaky_relu": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, LEAKY, 0.1, 0, 8),
+    "act_hard_sigmoid": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, HARD_SIGMOID, 0.2, 0.5, 8),
+    "act_hard_swish": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, HARD_SWISH, 0, 0, 8),
+    "act_prelu": (3, 8, 7, 5, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, PRELU, 0, 0, 8),
+    # groups with 8 outputs per group (Vulkan's 8-channel blocks), a depthwise multiplier of 2
+    "groups2_cout16": (8, 7, 9, 16, (3, 3), (1, 1), (1, 1, 1, 1), 2, True, RELU, 0, 0, 1),
+    "depthwise_multiplier2": (4, 9, 8, 8, (3, 3), (1, 1), (1, 1, 1, 1), 4, True, IDENTITY, 0, 0, 1),
+    # a 1x1 convolution of a small plane with a long sum: the CPU's channel-vectorised kernel
+    "pointwise_small_plane_256_36": (256, 3, 5, 36, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, PRELU, 0, 0, 8),
+}
+
+TRANSPOSED = {
+    "bias": (6, 5, 7, 4, True),
+    "nobias": (3, 4, 3, 5, False),
+}
+
+
+def activate(y, kind, alpha, beta, slopes):
+    if kind == RELU:
+        return F.relu(y)
+    if kind == SIGMOID:
+        return torch.sigmoid(y)
+    if kind == RELU6:
+        return F.relu6(y)
+    if kind == LEAKY:
+        return F.leaky_relu(y, alpha)
+    if kind == HARD_SIGMOID:
+        return torch.clamp(alpha * y + beta, 0, 1)
+    if kind == HARD_SWISH:
+        return F.hardswish(y)
+    if kind == PRELU:
+        return F.prelu(y, slopes)
+    return y
+
+
+def conv_case(seed, cin, h, w, cout, kernel, stride, pad, groups, bias, act, alpha, beta, scale):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((cin, h, w))
+    fan_in = cin // groups * kernel[0] * kernel[1]
+    wt = rng.standard_normal((cout, cin // groups) + kernel) * scale / np.sqrt(fan_in)
+    b = rng.standard_normal(cout) * 0.5 if bias else None
+    slopes = rng.uniform(0.05, 0.5, cout) if act == PRELU else None
+    top, left, bottom, right = pad
+    xt = F.pad(torch.tensor(x)[None], (left, right, top, bottom))
+    y = F.conv2d(xt, torch.tensor(wt), None if b is None else torch.tensor(b), stride=stride, groups=groups)
+    y = activate(y, act, alpha, beta, None if slopes is None else torch.tensor(slopes))[0].numpy()
+    tensors = {"input": x, "weight": wt}
+    if b is not None:
+        tensors["bias"] = b
+    if slopes is not None:
+        tensors["slopes"] = slopes
+    tensors["params"] = np.array([stride[0], stride[1], top, left, bottom, right, groups, act, alpha, beta])
+    tensors["output"] = y
+    return tensors
+
+
+def transposed_case(seed, cin, h, w, cout, bias):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((cin, h, w))
+    wt = rng.standard_normal((cin, cout, 2, 2)) / np.sqrt(cin)
+    b = rng.standard_normal(cout) * 0.5 if bias else None
+    y = F.conv_transpose2d(torch.tensor(x)[None], torch.tensor(wt), None if b is None else torch.tensor(b), stride=2)
+    tensors = {"input": x, "weight": wt}
+    if b is not None:
+        tensors["bias"] = b
+    tensors["output"] = y[0].numpy()
+    return tensors
+
+
+def block_case(seed):
+    rng = np.random.default_rng(seed)
+    x = torch.tensor(rng.standard_normal((1, 8, 10, 12)))
+    t = {"input": x[0].numpy()}
+    for name, shape in (("expand", (48, 8, 1, 1)), ("depthwise", (48, 1, 3, 3)), ("project", (8, 48, 1, 1))):
+        fan_in = shape[1] * shape[2] * shape[3]
+        t[name + "_weight"] = rng.standard_normal(shape) * 3 / np.sqrt(fan_in)
+        t[name + "_bias"] = rng.standard_normal(shape[0]) * 0.5
+    w = {k: torch.tensor(v) for k, v in t.items()}
+    y = F.relu6(F.conv2d(x, w["expand_weight"], w["expand_bias"]))
+    y = F.relu6(F.conv2d(y, w["depthwise_weight"], w["depthwise_bias"], padding=1, groups=48))
+    y = F.conv2d(y, w["project_weight"], w["project_bias"])
+    t["output"] = y[0].numpy()
+    t["residual"] = (y + x)[0].numpy()
+    return t
+
+
+def main():
+    torch.set_default_dtype(torch.float64)
+    os.makedirs(OUT, exist_ok=True)
+    for i, (name, params) in enumerate(CASES.items()):
+        gpsw.write(os.path.join(OUT, f"conv2d_{name}.gpsw"), conv_case(4000 + i, *params))
+    for i, (name, params) in enumerate(TRANSPOSED.items()):
+        gpsw.write(os.path.join(OUT, f"transposed_conv2d_{name}.gpsw"), transposed_case(5000 + i, *params))
+    gpsw.write(os.path.join(OUT, "mobilenet_block.gpsw"), block_case(6000))
+
+
+if __name__ == "__main__":
+    main()
