@@ -17,6 +17,9 @@ let package = Package(
         .target(name: "CVulkan", path: "Sources/CVulkan"),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // Text on images (gpustyle live --classify): FreeType renders the glyphs of a real font.
+        .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
+                       providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG",
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
         // setjmp-protected libpng/libjpeg calls (Swift cannot setjmp).
@@ -31,7 +34,7 @@ let package = Package(
                 dependencies: ["ResourceEmbedder"], path: "Plugins/EmbedResources"),
         .target(
             name: "GPUStyle",
-            dependencies: ["CVulkan", "CPNG", "CJPEG", "CImageShims", "CKernels"],
+            dependencies: ["CVulkan", "CPNG", "CJPEG", "CFreeType", "CImageShims", "CKernels"],
             path: "Sources/GPUStyle",
             swiftSettings: [.unsafeFlags(["-Ounchecked"])],
             linkerSettings: [.linkedLibrary("dl")],
