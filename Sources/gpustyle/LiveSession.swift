@@ -59,7 +59,8 @@ final class LiveSession {
         let header = source.reader.header
         try Stylizer.validate(width: header.width, height: header.height)
         let mode = try makeMode()
-        var converter = try makeConverter(onGPU: !(mode.backend is CPUBackend))
+        // --classify converts only the frames it classifies, on the classification's thread.
+        var converter = try makeConverter(onGPU: !(mode.backend is CPUBackend) && !command.classify)
         if command.deviceOptions.verbose { printToStandardError("colour conversion: \(converter.name)") }
         func convert(_ frame: YUVFrame) throws -> Image {
             do {
@@ -112,8 +113,7 @@ final class LiveSession {
                             ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
                         try log?.append(report)
                     case .classify(let classification, _):
-                        let (labelled, report) = try classification.process(frame, index: index, time: time,
-                                                                             fullRange: header.fullRange, image: convert)
+                        let (labelled, report) = try classification.process(frame, index: index, time: time, fullRange: header.fullRange)
                         drawn = report.text != nil
                         out = labelled
                     }

@@ -27,8 +27,6 @@ final class LiveClassificationTests: XCTestCase {
         return [Classification(index: 0, label: "level \(Int((mean * 255).rounded()))", confidence: 0.87)]
     }
 
-    static func convert(_ frame: YUVFrame) -> Image { YUVConversion.image(from: frame, fullRange: true) }
-
     private func classification(_ options: LiveClassificationOptions = LiveClassificationOptions(),
                                 classify: @escaping @Sendable (Image) throws -> [Classification]) throws -> LiveClassification {
         LiveClassification(options: options, renderer: try renderer(), classify: classify)
@@ -36,7 +34,7 @@ final class LiveClassificationTests: XCTestCase {
 
     private func process(_ live: LiveClassification, _ frame: YUVFrame, index: Int, time: Double? = nil) throws
         -> (frame: YUVFrame, report: LiveLabelReport) {
-        try live.process(frame, index: index, time: time ?? Double(index) / 30, fullRange: true, image: Self.convert)
+        try live.process(frame, index: index, time: time ?? Double(index) / 30, fullRange: true)
     }
 
     /// The classifier is held for the whole run: every frame still comes out, unlabelled, and
@@ -77,20 +75,23 @@ final class LiveClassificationTests: XCTestCase {
         let frames = 90
         let start = MonotonicClock.seconds()
         var reports: [LiveLabelReport] = []
+        var longest = 0.0
         for index in 0..<frames {
             // Frames arrive at 30 fps: wait for this one's moment (late frames do not wait).
             let due = start + Double(index) / 30
             let now = MonotonicClock.seconds()
             if due > now { Thread.sleep(forTimeInterval: due - now) }
             let level = UInt8(60 + index / 10)  // a slow change: the same scene, new labels
+            let begin = MonotonicClock.seconds()
             reports.append(try process(live, Self.frame(level: level), index: index).report)
+            longest = max(longest, MonotonicClock.seconds() - begin)
         }
         let drawn = reports.filter { $0.text != nil }
         let first = try XCTUnwrap(drawn.first).index
         let refreshes = Set(drawn.compactMap(\.resultIndex)).count
         let seconds = Double(frames - first) / 30
         let rate = Double(refreshes) / seconds
-        print("LiveClassificationTests: \(refreshes) label refreshes in \(String(format: "%.2f", seconds)) s of video = \(String(format: "%.1f", rate)) Hz; first label on frame \(first)")
+        print("LiveClassificationTests: \(refreshes) label refreshes in \(String(format: "%.2f", seconds)) s of video = \(String(format: "%.1f", rate)) Hz; first label on frame \(first); longest frame \(String(format: "%.2f", 1000 * longest)) ms")
         XCTAssertGreaterThanOrEqual(rate, 5, "refreshes per second of video")
         XCTAssertLessThan(first, 10, "the first label within a third of a second")
         for report in reports where report.index >= first {
@@ -181,6 +182,24 @@ final class LiveClassificationTests: XCTestCase {
         XCTAssertEqual(next.resultIndex, 3)
         // A small change of the same scene (camera noise, light) keeps the label.
         XCTAssertEqual(try process(live, Self.frame(level: 205), index: 4).report.resultIndex, 3)
+    }
+
+    /// `--stats`: how many classifications ran, at what rate, and the labelled frames.
+    func testStatisticsCountClassifications() throws {
+        var options = LiveClassificationOptions()
+        options.lockstep = true
+        let live = try classification(options, classify: Self.name)
+        defer { live.finish() }
+        let statistics = LiveStatistics(now: 0)
+        for index in 0..<30 {
+            let report = try process(live, Self.frame(level: 80), index: index).report
+            statistics.frameDone(latency: 0.001, overlaid: report.text != nil)
+        }
+        statistics.collect(received: 30, dropped: 0, classification: live)
+        let line = try XCTUnwrap(statistics.line(now: 1))
+        XCTAssertTrue(line.contains("classifications 10 (10.0 per second), labelled frames 30"), line)
+        XCTAssertTrue(line.contains("fps in 30.0 out 30.0"), line)
+        XCTAssertTrue(statistics.summary(now: 2).hasPrefix("summary: 2.0 s:"))
     }
 
     func testUnsureResultsAreNotDrawn() throws {

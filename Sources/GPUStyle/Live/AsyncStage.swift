@@ -68,10 +68,6 @@ public final class AsyncStage<Job: Sendable, Output: Sendable>: @unchecked Senda
         }
     }
 
-    /// Whether a job would be taken now (only the submitting thread makes the stage busy, so
-    /// it stays true for that thread until it submits: the job is then built only when needed).
-    public var isIdle: Bool { condition.withLock { !busy && !stopped } }
-
     /// Waits until the job in flight, if any, has finished (lockstep runs).
     public func waitUntilIdle() {
         condition.withLock { while busy { condition.wait() } }

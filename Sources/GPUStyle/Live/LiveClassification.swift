@@ -29,9 +29,11 @@ public struct LiveClassificationOptions: Sendable {
     public init() {}
 }
 
-/// A frame given to the classification stage, and what it was found to show.
+/// A frame given to the classification stage (as it came: the stage converts it), and what it
+/// was found to show.
 public struct ClassificationJob: Sendable {
-    let frame: Image
+    let frame: YUVFrame
+    let fullRange: Bool
     let index: Int
     let time: Double
     let signature: SceneSignature
@@ -97,15 +99,17 @@ public final class LiveClassification {
     }
 
     /// `classify` returns the classes of an image, most likely first; it runs on the stage's
-    /// thread only.
+    /// thread only, after the frame's conversion to RGB (the CPU kernel, `YUVConversion`: off
+    /// the frame loop, which then only hands the frame's planes over).
     public init(options: LiveClassificationOptions = LiveClassificationOptions(), renderer: TextRenderer,
                 classify: @escaping @Sendable (Image) throws -> [Classification]) {
         self.options = options
         self.renderer = renderer
         stage = AsyncStage(name: "classify") { job in
             do {
+                let image = YUVConversion.image(from: job.frame, fullRange: job.fullRange)
                 return ClassificationOutcome(index: job.index, time: job.time, signature: job.signature,
-                                             top: try classify(job.frame).first, error: nil)
+                                             top: try classify(image).first, error: nil)
             } catch {
                 return ClassificationOutcome(index: job.index, time: job.time, signature: job.signature, top: nil, error: "\(error)")
             }
@@ -119,15 +123,16 @@ public final class LiveClassification {
         self.init(options: options, renderer: renderer) { try worker.classifier.classify($0, top: 1) }
     }
 
-    /// Frame `index` at video time `time` (seconds): hands it to the classifier if due (`image`
-    /// converts it, only then), and draws the newest verified result on it.
-    public func process(_ frame: YUVFrame, index: Int, time: Double, fullRange: Bool,
-                        image: (YUVFrame) throws -> Image) throws -> (frame: YUVFrame, report: LiveLabelReport) {
+    /// Frame `index` at video time `time` (seconds): hands it to the classifier if due, and
+    /// draws the newest verified result on it.
+    public func process(_ frame: YUVFrame, index: Int, time: Double, fullRange: Bool) throws -> (frame: YUVFrame, report: LiveLabelReport) {
         if let stageError { throw StageError(description: "classify: \(stageError)") }
         take()
         let signature = SceneSignature(frame)
-        if time - lastStart >= options.interval && stage.isIdle {
-            if stage.submit(ClassificationJob(frame: try image(frame), index: index, time: time, signature: signature)) {
+        // A millisecond of slack: at 30 fps, frame 3's time (3 / 30) is a hair under 0.1.
+        if time - lastStart >= options.interval - 0.001 {
+            // The planes are shared, not copied (the labelled frame below is a copy on write).
+            if stage.submit(ClassificationJob(frame: frame, fullRange: fullRange, index: index, time: time, signature: signature)) {
                 lastStart = time
             }
             if options.lockstep {

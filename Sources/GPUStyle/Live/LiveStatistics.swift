@@ -18,6 +18,8 @@ public final class LiveStatistics {
         var stylizeLatency: [Double] = []
         var frameLatency: [Double] = []
         var classifications = 0
+        /// Frames due for a classification while one was running (not queued: skipped).
+        var classifySkipped = 0
         var classifyLatency: [Double] = []
 
         mutating func add(_ other: Window) {
@@ -36,6 +38,7 @@ public final class LiveStatistics {
             stylizeLatency += other.stylizeLatency
             frameLatency += other.frameLatency
             classifications += other.classifications
+            classifySkipped += other.classifySkipped
             classifyLatency += other.classifyLatency
         }
     }
@@ -83,6 +86,7 @@ public final class LiveStatistics {
         window.inputDropped = dropped - total.inputDropped
         let c = classification.stage.harvest()
         window.classifications += c.completed
+        window.classifySkipped += c.skipped
         window.classifyLatency += c.latencies
     }
 
@@ -109,7 +113,7 @@ public final class LiveStatistics {
         let s = max(seconds, 1e-9)
         func rate(_ n: Int) -> String { String(format: "%.1f", Double(n) / s) }
         return "\(String(format: "%.1f", seconds)) s: fps in \(rate(w.framesIn)) out \(rate(w.framesOut))"
-            + " | dropped: input \(w.inputDropped)"
+            + " | dropped: input \(w.inputDropped), classify \(w.classifySkipped)"
             + " | classifications \(w.classifications) (\(rate(w.classifications)) per second), labelled frames \(w.overlaid)"
             + " | median ms: frame \(median(w.frameLatency)), classify \(median(w.classifyLatency))"
     }
