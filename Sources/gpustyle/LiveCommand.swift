@@ -17,10 +17,11 @@ struct LiveCommand: ParsableCommand {
           gpustyle live --input clip.mp4 --output frames/ --full-frame --style 9
           gpustyle live --camera /dev/video0 --classify --stats | ffplay -
 
-        --classify instead names what the camera sees (the built-in scene classifier, as
-        `gpustyle classify`) and draws the top class and its confidence in the corner of every
-        frame; a result is shown only on frames at most 0.5 s newer than the frame it was made
-        on, of the same scene.
+        --classify names what the camera sees instead (the built-in scene
+        classifier of `gpustyle classify`) and draws the top class and its
+        confidence in the corner of every frame; a result is shown only on
+        frames at most 0.5 s newer than the frame it was made on, of the same
+        scene, and nothing until the first result.
         """
     )
 

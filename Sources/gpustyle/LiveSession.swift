@@ -57,7 +57,8 @@ final class LiveSession {
     func run() throws {
         let source = try openSource()
         let header = source.reader.header
-        try Stylizer.validate(width: header.width, height: header.height)
+        // The classifier resizes any frame to its input; the style network has a minimum size.
+        if !command.classify { try Stylizer.validate(width: header.width, height: header.height) }
         let mode = try makeMode()
         // --classify converts only the frames it classifies, on the classification's thread.
         var converter = try makeConverter(onGPU: !(mode.backend is CPUBackend) && !command.classify)
@@ -105,13 +106,14 @@ final class LiveSession {
                 do {
                     let out: YUVFrame
                     var drawn = false
+                    var pictureReport: LiveFrameReport?
                     switch mode {
                     case .picture(let pipeline, _):
                         let (shown, report) = try pipeline.process(try convert(frame), index: index, time: time)
                         drawn = report.overlaid
                         out = report.overlaid || options.fullFrame
                             ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
-                        try log?.append(report)
+                        pictureReport = report
                     case .classify(let classification, _):
                         let (labelled, report) = try classification.process(frame, index: index, time: time, fullRange: header.fullRange)
                         drawn = report.text != nil
@@ -123,6 +125,7 @@ final class LiveSession {
                         // A full disk or an I/O error: status 1, naming the output.
                         throw OutputError(output.name, error.description, isUserError: false)
                     }
+                    if let pictureReport { try log?.append(pictureReport) }
                     statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: drawn)
                 } catch is Y4MWriter.ClosedError {
                     break loop  // the viewer went away: stop cleanly
