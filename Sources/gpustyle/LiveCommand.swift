@@ -43,6 +43,12 @@ struct LiveCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --classify: the label's font (TrueType or OpenType; default DejaVu Sans).", valueName: "file"))
     var font: String?
 
+    @Option(help: ArgumentHelp("With --classify: this classifier instead of the built-in one (as gpustyle classify --model).", valueName: "file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("Class names for --model, one per line.", valueName: "file"))
+    var labels: String?
+
     @Option(name: .customLong("confirm-timeout"), help: "Let go of a tracked picture that no detection has confirmed for this long (e.g. 1s).")
     var confirmTimeout: String = "1s"
 
@@ -91,9 +97,10 @@ struct LiveCommand: ParsableCommand {
             if fullFrame { throw ValidationError("--classify and --full-frame are different modes: give one") }
             if cycle != nil { throw ValidationError("--cycle restyles a picture; --classify does not stylize") }
             if quadLog != nil { throw ValidationError("--quad-log logs the tracked picture; --classify tracks none") }
-        } else if font != nil {
-            throw ValidationError("--font sets the label's font of --classify")
+        } else if font != nil || model != nil {
+            throw ValidationError("--font and --model are options of --classify")
         }
+        if labels != nil && model == nil { throw ValidationError("--labels names the classes of --model; the built-in model has its own") }
         if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1") }
     }
 

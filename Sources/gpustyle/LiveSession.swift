@@ -193,12 +193,21 @@ extension LiveSession {
         } catch {
             throw CommandFailure(message: "\(error)")
         }
-        let classifier: ImageClassifier
-        let choice = try command.deviceOptions.choice.choose(convolutions: [])
+        let model: ModelFile
         do {
-            classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: choice.backend)
+            model = try command.model.map { try ModelLibrary.load(path: $0, labels: command.labels) }
+                ?? ModelLibrary.builtin(ModelLibrary.defaultClassifier)
         } catch {
-            throw CommandFailure(message: "the scene classifier: \(error)", status: 1)
+            // A user's file is the user's error; a binary without its model is ours.
+            throw CommandFailure(message: command.model == nil ? "the scene classifier: \(error)" : "\(error)",
+                                 status: command.model == nil ? 1 : 2)
+        }
+        let choice = try command.deviceOptions.choice.choose(convolutions: [])
+        let classifier: ImageClassifier
+        do {
+            classifier = try ImageClassifier(model: model, backend: choice.backend)
+        } catch {
+            throw CommandFailure(message: "\(command.model ?? model.metadata.name): \(error)")
         }
         var classifyOptions = LiveClassificationOptions()
         classifyOptions.lockstep = options.lockstep
