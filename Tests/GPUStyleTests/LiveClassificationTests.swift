@@ -210,6 +210,12 @@ final class LiveClassificationTests: XCTestCase {
         let report = try process(live, Self.frame(level: 60), index: 0).report
         XCTAssertNil(report.text)
         XCTAssertEqual(report.omission, .unsure)
+        for confidence in [Float.nan, .infinity] {
+            let broken = try classification(options) { _ in [Classification(index: 3, label: "broken", confidence: confidence)] }
+            defer { broken.finish() }
+            XCTAssertEqual(try process(broken, Self.frame(level: 60), index: 0).report.omission, .unsure, "\(confidence)")
+        }
+        XCTAssertEqual(LiveClassification.text(for: Classification(index: 0, label: " tabby cat\n", confidence: 0.8712)), "tabby cat 87 %")
     }
 
     func testAClassifierFailureEndsTheRun() throws {

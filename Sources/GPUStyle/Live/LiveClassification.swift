@@ -162,7 +162,8 @@ public final class LiveClassification {
             report.omission = .sceneChanged
             return (frame, report)
         }
-        guard let top = newest.top, top.confidence >= options.minimumConfidence else {
+        // A broken model's NaN or infinite score is no answer either.
+        guard let top = newest.top, top.confidence.isFinite, top.confidence >= options.minimumConfidence else {
             report.omission = .unsure
             return (frame, report)
         }
@@ -180,7 +181,8 @@ public final class LiveClassification {
     /// "tabby cat 87 %".
     public static func text(for classification: Classification) -> String {
         let label = classification.label.trimmingCharacters(in: .whitespacesAndNewlines)
-        return "\(label) \(Int((classification.confidence * 100).rounded())) %"
+        let percent = classification.confidence.isFinite ? Int((min(1, max(0, classification.confidence)) * 100).rounded()) : 0
+        return "\(label) \(percent) %"
     }
 
     private func take() {
