@@ -20,6 +20,9 @@ let package = Package(
         .target(name: "CVulkan", path: "Sources/CVulkan"),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // Text on images (gpustyle live --classify): FreeType renders the glyphs of a real font.
+        .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
+                       providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG",
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
         // setjmp-protected libpng/libjpeg calls (Swift cannot setjmp).
@@ -34,7 +37,7 @@ let package = Package(
                 dependencies: ["ResourceEmbedder"], path: "Plugins/EmbedResources"),
         .target(
             name: "GPUStyle",
-            dependencies: ["CVulkan", "CPNG", "CJPEG", "CImageShims", "CKernels",
+            dependencies: ["CVulkan", "CPNG", "CJPEG", "CFreeType", "CImageShims", "CKernels",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             path: "Sources/GPUStyle",
             exclude: ["Runtime/ONNX/onnx.proto"],

@@ -15,6 +15,13 @@ struct LiveCommand: ParsableCommand {
           gpustyle live --camera /dev/video0 --style 2 --stats | ffplay -
           gpustyle live --input clip.mp4 --output styled.mp4 --cycle 2s
           gpustyle live --input clip.mp4 --output frames/ --full-frame --style 9
+          gpustyle live --camera /dev/video0 --classify --stats | ffplay -
+
+        --classify names what the camera sees instead (the built-in scene
+        classifier of `gpustyle classify`) and draws the top class and its
+        confidence in the corner of every frame; a result is shown only on
+        frames at most 0.5 s newer than the frame it was made on, of the same
+        scene, and nothing until the first result.
         """
     )
 
@@ -29,6 +36,18 @@ struct LiveCommand: ParsableCommand {
 
     @Flag(name: .customLong("full-frame"), help: "Stylize whole frames instead of the detected picture.")
     var fullFrame = false
+
+    @Flag(help: "Draw the scene classifier's top class and confidence on the frames instead of restyling a picture.")
+    var classify = false
+
+    @Option(help: ArgumentHelp("With --classify: the label's font (TrueType or OpenType; default DejaVu Sans).", valueName: "file"))
+    var font: String?
+
+    @Option(help: ArgumentHelp("With --classify: this classifier instead of the built-in one (as gpustyle classify --model).", valueName: "file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("Class names for --model, one per line.", valueName: "file"))
+    var labels: String?
 
     @Option(name: .customLong("confirm-timeout"), help: "Let go of a tracked picture that no detection has confirmed for this long (e.g. 1s).")
     var confirmTimeout: String = "1s"
@@ -74,6 +93,14 @@ struct LiveCommand: ParsableCommand {
         guard (StyleNetwork.minimumInputSide...4096).contains(stylizeSize) else {
             throw ValidationError("--stylize-size must be between \(StyleNetwork.minimumInputSide) and 4096")
         }
+        if classify {
+            if fullFrame { throw ValidationError("--classify and --full-frame are different modes: give one") }
+            if cycle != nil { throw ValidationError("--cycle restyles a picture; --classify does not stylize") }
+            if quadLog != nil { throw ValidationError("--quad-log logs the tracked picture; --classify tracks none") }
+        } else if font != nil || model != nil {
+            throw ValidationError("--font and --model are options of --classify")
+        }
+        if labels != nil && model == nil { throw ValidationError("--labels names the classes of --model; the built-in model has its own") }
         if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1") }
     }
 

@@ -57,10 +57,22 @@ final class LiveSession {
     func run() throws {
         let source = try openSource()
         let header = source.reader.header
-        try Stylizer.validate(width: header.width, height: header.height)
-        let stylizer = try command.deviceOptions.makeStylizer()
-        var converter = try makeConverter(onGPU: !(stylizer.backend is CPUBackend))
+        // The classifier resizes any frame to its input; the style network has a minimum size.
+        if !command.classify { try Stylizer.validate(width: header.width, height: header.height) }
+        let mode = try makeMode()
+        // --classify converts only the frames it classifies, on the classification's thread.
+        var converter = try makeConverter(onGPU: !(mode.backend is CPUBackend) && !command.classify)
         if command.deviceOptions.verbose { printToStandardError("colour conversion: \(converter.name)") }
+        func convert(_ frame: YUVFrame) throws -> Image {
+            do {
+                return try converter.image(from: frame, fullRange: header.fullRange)
+            } catch where !requiresGPU && !(converter is CPUFrameConverter) {
+                // GPU failure is not user failure: the CPU kernel takes over for good.
+                printToStandardError("gpustyle: warning: the GPU colour conversion failed (\(error)); continuing on the CPU")
+                converter = CPUFrameConverter()
+                return try converter.image(from: frame, fullRange: header.fullRange)
+            }
+        }
         // The outputs last: each makes a temporary file, which a later failure must not leave behind.
         let output = try LiveOutput(command.output)
         let log: QuadLog?
@@ -70,7 +82,6 @@ final class LiveSession {
             try? output.finish(keep: false)
             throw error
         }
-        let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(options: .blurTolerant), carrier: QuadTracker(), scene: QuadTracker(options: CoastingQuad.sceneTrackerOptions))
         let mailbox = FrameMailbox(reader: source.reader, pace: command.pace ?? .realtime)
         let stop = StopSignal()
         // The output keeps the input's header: same size, rate, layout and range.
@@ -93,26 +104,29 @@ final class LiveSession {
                 let started = MonotonicClock.seconds()
                 let time = header.framesPerSecond.map { Double(index) / $0 } ?? started - wallStart
                 do {
-                    let image: Image
-                    do {
-                        image = try converter.image(from: frame, fullRange: header.fullRange)
-                    } catch where !requiresGPU && !(converter is CPUFrameConverter) {
-                        // GPU failure is not user failure: the CPU kernel takes over for good.
-                        printToStandardError("gpustyle: warning: the GPU colour conversion failed (\(error)); continuing on the CPU")
-                        converter = CPUFrameConverter()
-                        image = try converter.image(from: frame, fullRange: header.fullRange)
+                    let out: YUVFrame
+                    var drawn = false
+                    var pictureReport: LiveFrameReport?
+                    switch mode {
+                    case .picture(let pipeline, _):
+                        let (shown, report) = try pipeline.process(try convert(frame), index: index, time: time)
+                        drawn = report.overlaid
+                        out = report.overlaid || options.fullFrame
+                            ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
+                        pictureReport = report
+                    case .classify(let classification, _):
+                        let (labelled, report) = try classification.process(frame, index: index, time: time, fullRange: header.fullRange)
+                        drawn = report.text != nil
+                        out = labelled
                     }
-                    let (shown, report) = try pipeline.process(image, index: index, time: time)
-                    let out = report.overlaid || options.fullFrame
-                        ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
                     do {
                         try writer.write(out)
                     } catch let error as Y4MError {
                         // A full disk or an I/O error: status 1, naming the output.
                         throw OutputError(output.name, error.description, isUserError: false)
                     }
-                    try log?.append(report)
-                    statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: report.overlaid)
+                    if let pictureReport { try log?.append(pictureReport) }
+                    statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: drawn)
                 } catch is Y4MWriter.ClosedError {
                     break loop  // the viewer went away: stop cleanly
                 } catch {
@@ -120,16 +134,14 @@ final class LiveSession {
                     break loop
                 }
             }
-            let counts = mailbox.counts
-            statistics.collect(received: counts.received, dropped: counts.dropped, pipeline: pipeline)
+            mode.collect(into: statistics, counts: mailbox.counts)
             if command.stats, let line = statistics.line() { printToStandardError(line) }
         }
         mailbox.close()
         source.ffmpeg?.process.terminate()
         _ = source.ffmpeg?.finish()
-        pipeline.finish()
-        let counts = mailbox.counts
-        statistics.collect(received: counts.received, dropped: counts.dropped, pipeline: pipeline)
+        mode.finish()
+        mode.collect(into: statistics, counts: mailbox.counts)
         printToStandardError(statistics.summary())
         try output.finish(keep: ending == nil)
         try log?.finish(keep: ending == nil)
@@ -138,6 +150,70 @@ final class LiveSession {
 }
 
 extension LiveSession {
+    /// What the frames go through: the picture on the wall restyled, or the scene classified.
+    enum Mode {
+        case picture(LivePipeline, backend: NetworkBackend)
+        case classify(LiveClassification, backend: NetworkBackend)
+
+        var backend: NetworkBackend {
+            switch self {
+            case .picture(_, let backend), .classify(_, let backend): return backend
+            }
+        }
+
+        func collect(into statistics: LiveStatistics, counts: (received: Int, dropped: Int)) {
+            switch self {
+            case .picture(let pipeline, _): statistics.collect(received: counts.received, dropped: counts.dropped, pipeline: pipeline)
+            case .classify(let classification, _):
+                statistics.collect(received: counts.received, dropped: counts.dropped, classification: classification)
+            }
+        }
+
+        func finish() {
+            switch self {
+            case .picture(let pipeline, _): pipeline.finish()
+            case .classify(let classification, _): classification.finish()
+            }
+        }
+    }
+
+    /// The stylizer and the picture pipeline, or (`--classify`) the font, the classifier and
+    /// the classification: the font first, so that a missing font is reported before a model
+    /// is loaded.
+    func makeMode() throws -> Mode {
+        guard command.classify else {
+            let stylizer = try command.deviceOptions.makeStylizer()
+            let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(options: .blurTolerant),
+                                        carrier: QuadTracker(), scene: QuadTracker(options: CoastingQuad.sceneTrackerOptions))
+            return .picture(pipeline, backend: stylizer.backend)
+        }
+        let renderer: TextRenderer
+        do {
+            renderer = try TextRenderer(fontPath: command.font)
+        } catch {
+            throw CommandFailure(message: "\(error)")
+        }
+        let model: ModelFile
+        do {
+            model = try command.model.map { try ModelLibrary.load(path: $0, labels: command.labels) }
+                ?? ModelLibrary.builtin(ModelLibrary.defaultClassifier)
+        } catch {
+            // A user's file is the user's error; a binary without its model is ours.
+            throw CommandFailure(message: command.model == nil ? "the scene classifier: \(error)" : "\(error)",
+                                 status: command.model == nil ? 1 : 2)
+        }
+        let choice = try command.deviceOptions.choice.choose(convolutions: [])
+        let classifier: ImageClassifier
+        do {
+            classifier = try ImageClassifier(model: model, backend: choice.backend)
+        } catch {
+            throw CommandFailure(message: "\(command.model ?? model.metadata.name): \(error)")
+        }
+        var classifyOptions = LiveClassificationOptions()
+        classifyOptions.lockstep = options.lockstep
+        return .classify(LiveClassification(options: classifyOptions, renderer: renderer, classifier: classifier), backend: choice.backend)
+    }
+
     /// --device gpu or --gpu-id: a GPU failure is an error, not a reason to fall back.
     var requiresGPU: Bool {
         if case .gpu = command.deviceOptions.preference { return true }

@@ -17,6 +17,10 @@ public final class LiveStatistics {
         var trackLatency: [Double] = []
         var stylizeLatency: [Double] = []
         var frameLatency: [Double] = []
+        var classifications = 0
+        /// Frames due for a classification while one was running (not queued: skipped).
+        var classifySkipped = 0
+        var classifyLatency: [Double] = []
 
         mutating func add(_ other: Window) {
             framesIn += other.framesIn
@@ -33,10 +37,15 @@ public final class LiveStatistics {
             trackLatency += other.trackLatency
             stylizeLatency += other.stylizeLatency
             frameLatency += other.frameLatency
+            classifications += other.classifications
+            classifySkipped += other.classifySkipped
+            classifyLatency += other.classifyLatency
         }
     }
 
     private var window = Window()
+    /// `gpustyle live --classify`: the lines report classifications and labelled frames.
+    private var classifying = false
     private var total = Window()
     private var windowStart: Double
     private let start: Double
@@ -70,11 +79,22 @@ public final class LiveStatistics {
         window.reacquisitions += events.reacquisitions
     }
 
+    /// The same for a classification run (`overlaid` frames are then the labelled ones).
+    public func collect(received: Int, dropped: Int, classification: LiveClassification) {
+        classifying = true
+        window.framesIn = received - total.framesIn
+        window.inputDropped = dropped - total.inputDropped
+        let c = classification.stage.harvest()
+        window.classifications += c.completed
+        window.classifySkipped += c.skipped
+        window.classifyLatency += c.latencies
+    }
+
     /// The interval's line when at least `interval` seconds have passed since the last one.
     public func line(now: Double = MonotonicClock.seconds(), interval: Double = 1) -> String? {
         let elapsed = now - windowStart
         guard elapsed >= interval else { return nil }
-        let text = Self.describe(window, seconds: elapsed)
+        let text = classifying ? Self.describeClassification(window, seconds: elapsed) : Self.describe(window, seconds: elapsed)
         total.add(window)
         window = Window()
         windowStart = now
@@ -85,7 +105,23 @@ public final class LiveStatistics {
     public func summary(now: Double = MonotonicClock.seconds()) -> String {
         total.add(window)
         window = Window()
-        return "summary: " + Self.describe(total, seconds: now - start)
+        let seconds = now - start
+        return "summary: " + (classifying ? Self.describeClassification(total, seconds: seconds) : Self.describe(total, seconds: seconds))
+    }
+
+    static func describeClassification(_ w: Window, seconds: Double) -> String {
+        let s = max(seconds, 1e-9)
+        func rate(_ n: Int) -> String { String(format: "%.1f", Double(n) / s) }
+        return "\(String(format: "%.1f", seconds)) s: fps in \(rate(w.framesIn)) out \(rate(w.framesOut))"
+            + " | dropped: input \(w.inputDropped), classify \(w.classifySkipped)"
+            + " | classifications \(w.classifications) (\(rate(w.classifications)) per second), labelled frames \(w.overlaid)"
+            + " | median ms: frame \(median(w.frameLatency)), classify \(median(w.classifyLatency))"
+    }
+
+    static func median(_ values: [Double]) -> String {
+        guard !values.isEmpty else { return "-" }
+        let sorted = values.sorted()
+        return String(format: "%.1f", 1000 * sorted[sorted.count / 2])
     }
 
     static func describe(_ w: Window, seconds: Double) -> String {
