@@ -73,6 +73,25 @@ final class ClassifyCPUTests: XCTestCase {
         print("classify parity, cpu: largest probability difference \(worst)")
     }
 
+    /// The liveness pool holds far less than every intermediate tensor side by side.
+    func testPoolReusesMemory() throws {
+        let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier),
+                                             backend: CPUBackend(weights: []))
+        let plan = try classifier.lowered()
+        var tensors: [Int: Int] = [:]  // pool offset of each written region -> floats (last writer wins)
+        var all = 0
+        for step in plan.steps {
+            let writes = step.graphRegions!.writes
+            if writes.buffer == .pool { tensors[writes.offset] = writes.floatCount; all += writes.floatCount }
+        }
+        let pool = plan.bufferFloats[.pool]!
+        print("classify plan: \(plan.steps.count) steps, pool \(pool) floats, all intermediate tensors \(all) floats")
+        XCTAssertLessThan(pool, all / 4)
+        // The largest step needs its input and output at once: 96x112x112 in, 96x56x56 out... at least
+        // the largest single map (32x112x112 stem output, 96x112x112 expand output).
+        XCTAssertGreaterThanOrEqual(pool, 96 * 112 * 112)
+    }
+
     func testBuiltinModelDescribesItself() throws {
         let model = try ModelLibrary.builtin(ModelLibrary.defaultClassifier)
         XCTAssertEqual(model.metadata.labels?.count, 1000)

@@ -1,0 +1,102 @@
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// `gpustyle classify` and `gpustyle convert-model` through the binary: output formats, folders,
+/// user models, and the errors of every other command (one line naming the file, exit 2).
+final class ClassifyCLITests: XCTestCase {
+    /// The source of the fixture's "chelsea" case: the binary resizes and crops it as torch did.
+    var photo: String { Fixtures.root.appendingPathComponent("classify/preprocess/chelsea_300x391.png").path }
+    var onnx: String { Fixtures.root.appendingPathComponent("onnx/small_cnn.onnx").path }
+
+    private func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gpustyle-classify-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        return folder
+    }
+
+    private func lines(_ data: Data) -> [String] {
+        lines(String(decoding: data, as: UTF8.self))
+    }
+
+    private func lines(_ text: String) -> [String] {
+        text.split(separator: "\n").map(String.init)
+    }
+
+    func testTextAndJSONAgreeWithTheFixture() throws {
+        // The whole path: decoding, torchvision's preprocessing, the network, onnxruntime's answer.
+        let cases = try ClassifyFixtures.cases()
+        let chelsea = try XCTUnwrap(cases.first { $0.name == "chelsea" })
+        let text = try TestProcess.gpustyle(["classify", "--device", "cpu", "--top", "3", photo])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        let rows = lines(text.stdout)
+        XCTAssertEqual(rows.count, 3)
+        XCTAssertTrue(rows[0].hasSuffix("(\(chelsea.top5[0]))"), rows[0])
+
+        let json = try TestProcess.gpustyle(["classify", "--device", "cpu", "--json", photo])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        XCTAssertEqual(object["file"] as? String, photo)
+        let classes = try XCTUnwrap(object["classifications"] as? [[String: Any]])
+        XCTAssertEqual(classes.compactMap { $0["index"] as? Int }, chelsea.top5)
+        let expected = ClassifyFixtures.softmax(chelsea.logits)
+        for c in classes {
+            let index = c["index"] as! Int
+            XCTAssertEqual(Float(c["confidence"] as! Double), expected[index], accuracy: 1e-3)
+            XCTAssertFalse((c["label"] as! String).isEmpty)
+        }
+    }
+
+    func testStdinFoldersAndABadFileInTheBatch() throws {
+        let folder = try temporaryFolder()
+        try FileManager.default.copyItem(atPath: photo, toPath: folder.appendingPathComponent("a.png").path)
+        try Data("not a picture".utf8).write(to: folder.appendingPathComponent("b.jpg"))
+        let batch = try TestProcess.gpustyle(["classify", "--json", "--device", "cpu", folder.path])
+        XCTAssertEqual(batch.status, 2, "a bad input in a batch: the others go on, status 2")
+        XCTAssertEqual(lines(batch.stdout).count, 1, "one JSON line for the good file")
+        let errors = lines(batch.stderr)
+        XCTAssertTrue(errors.contains { $0.contains("b.jpg") }, batch.stderr)
+        XCTAssertTrue(errors.last!.contains("1 of 2 images failed"), batch.stderr)
+
+        let piped = try TestProcess.gpustyle(["classify", "--device", "cpu", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: photo)))
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(lines(piped.stdout).count, 5)
+    }
+
+    func testBadInputsAndOptionsAreOneLineWithStatus2() throws {
+        let folder = try temporaryFolder()
+        let bad = folder.appendingPathComponent("bad.png").path
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: URL(fileURLWithPath: bad))
+        for arguments in [["classify", bad], ["classify", "--top", "0", photo], ["classify", "--labels", "x.txt", photo],
+                          ["classify", "--model", folder.appendingPathComponent("missing.onnx").path, photo],
+                          ["classify", "--model", Fixtures.root.appendingPathComponent("onnx/unsupported.onnx").path, photo]] {
+            let result = try TestProcess.gpustyle(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(lines(result.stderr).count, 1, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stdout.isEmpty)
+        }
+        let unsupported = try TestProcess.gpustyle(["classify", "--model", Fixtures.root.appendingPathComponent("onnx/unsupported.onnx").path, photo])
+        XCTAssertTrue(unsupported.stderr.contains("unsupported ONNX op"), unsupported.stderr)
+    }
+
+    func testUserModelFromONNXAndItsConversionAgree() throws {
+        let folder = try temporaryFolder()
+        let labels = folder.appendingPathComponent("labels.txt").path
+        try Data("zero\none\ntwo\nthree\nfour\n".utf8).write(to: URL(fileURLWithPath: labels))
+        let direct = try TestProcess.gpustyle(["classify", "--device", "cpu", "--json", "--model", onnx, "--labels", labels, photo])
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        let model = folder.appendingPathComponent("small.gpsm").path
+        let convert = try TestProcess.gpustyle(["convert-model", onnx, model, "--labels", labels, "--half", "none"])
+        XCTAssertEqual(convert.status, 0, convert.stderr)
+        let converted = try TestProcess.gpustyle(["classify", "--device", "cpu", "--json", "--model", model, photo])
+        XCTAssertEqual(converted.status, 0, converted.stderr)
+        XCTAssertEqual(direct.stdout, converted.stdout, "the .gpsm holds the same graph, weights and labels")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: direct.stdout) as? [String: Any])
+        let classes = try XCTUnwrap(object["classifications"] as? [[String: Any]])
+        XCTAssertEqual(classes.count, 5)
+        XCTAssertEqual(Set(classes.compactMap { $0["label"] as? String }), ["zero", "one", "two", "three", "four"])
+        let total = classes.compactMap { $0["confidence"] as? Double }.reduce(0, +)
+        XCTAssertEqual(total, 1, accuracy: 1e-5, "all five classes' probabilities")
+    }
+}
