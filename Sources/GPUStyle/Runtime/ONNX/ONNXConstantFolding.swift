@@ -150,42 +150,39 @@ extension ONNXGraphBuilder {
 extension ONNXTensor {
     /// The elements at the listed indices of each axis (`selection[axis]`), in order.
     func selecting(_ selection: [[Int]]) -> ONNXTensor {
-        let outDims = selection.map(\.count)
-        let total = outDims.reduce(1, *)
-        var strides = [Int](repeating: 1, count: dims.count)
-        for k in stride(from: dims.count - 2, through: 0, by: -1) { strides[k] = strides[k + 1] * dims[k + 1] }
-        var index = [Int](repeating: 0, count: dims.count)
-        var floatsOut: [Float] = [], intsOut: [Int]? = ints == nil ? nil : []
-        floatsOut.reserveCapacity(total)
-        for _ in 0..<total {
-            var flat = 0
-            for k in dims.indices { flat += selection[k][index[k]] * strides[k] }
-            floatsOut.append(floats[flat])
-            intsOut?.append(ints![flat])
-            var k = dims.count - 1
-            while k >= 0 {
-                index[k] += 1
-                if index[k] < outDims[k] { break }
-                index[k] = 0
-                k -= 1
-            }
+        let strides = rowMajorStrides
+        return gathered(selection.map(\.count)) { index in
+            index.indices.reduce(0) { $0 + selection[$1][index[$1]] * strides[$1] }
         }
-        return ONNXTensor(dims: outDims, floats: floatsOut, ints: intsOut)
     }
 
     /// Axes permuted: output axis k is input axis perm[k].
     func transposed(_ perm: [Int]) -> ONNXTensor {
+        let strides = rowMajorStrides
+        return gathered(perm.map { dims[$0] }) { index in
+            perm.indices.reduce(0) { $0 + index[$1] * strides[perm[$1]] }
+        }
+    }
+
+    /// Elements between consecutive entries of each axis, in C order.
+    private var rowMajorStrides: [Int] {
         var strides = [Int](repeating: 1, count: dims.count)
         for k in stride(from: dims.count - 2, through: 0, by: -1) { strides[k] = strides[k + 1] * dims[k + 1] }
-        let outDims = perm.map { dims[$0] }
-        var index = [Int](repeating: 0, count: dims.count)
+        return strides
+    }
+
+    /// The tensor of `outDims` whose element at each index (a multi-index, visited in C order) is
+    /// this tensor's element at the flat position `source(index)`.
+    private func gathered(_ outDims: [Int], _ source: ([Int]) -> Int) -> ONNXTensor {
+        let total = outDims.reduce(1, *)
+        var index = [Int](repeating: 0, count: outDims.count)
         var floatsOut: [Float] = [], intsOut: [Int]? = ints == nil ? nil : []
-        for _ in 0..<count {
-            var flat = 0
-            for k in perm.indices { flat += index[k] * strides[perm[k]] }
+        floatsOut.reserveCapacity(total)
+        for _ in 0..<total {
+            let flat = source(index)
             floatsOut.append(floats[flat])
             intsOut?.append(ints![flat])
-            var k = dims.count - 1
+            var k = outDims.count - 1
             while k >= 0 {
                 index[k] += 1
                 if index[k] < outDims[k] { break }
