@@ -14,7 +14,9 @@ public final class CPUBackend: NetworkBackend {
     public var stepObserver: ((Int, ExecutionPlan.Step, Double) -> Void)?
 
     public var name: String {
-        "cpu (\(ParallelFor.workers) threads, \(String(cString: gs_cpu_kernel_isa())))"
+        // The graph convolutions have an AVX-512 twin the style network's kernels do not.
+        let style = String(cString: gs_cpu_kernel_isa()), graph = String(cString: gs_conv2d_isa())
+        return "cpu (\(ParallelFor.workers) threads, \(style == graph ? style : "\(style); graph convolutions \(graph)"))"
     }
 
     public init(weights: [ConvolutionWeights]) {
