@@ -34,8 +34,10 @@ public enum ModelLibrary {
                 let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
                 model = try ModelConversion.fromONNX(data, source: path, metadata: .init(name: name))
             }
+        } catch let error as ONNXImportError {
+            throw LoadError(description: "\(error)")  // already names the file
         } catch {
-            throw LoadError(description: "\(path): \(error)")
+            throw LoadError(description: "\(PrintableText.escaping(path)): \(error)")
         }
         if let labelsPath {
             guard let text = String(data: try read(labelsPath, limit: 16 << 20), encoding: .utf8) else {
