@@ -226,7 +226,7 @@ extension LiveSession {
     func makeConverter(onGPU: Bool) throws -> FrameConverter {
         guard onGPU else { return CPUFrameConverter() }
         do {
-            return try VulkanFrameConverter(context: VulkanContext(deviceIndex: command.deviceOptions.gpuID))
+            return try VulkanFrameConverter(context: VulkanContext(deviceIndex: command.deviceOptions.gpuID, options: command.deviceOptions.compute))
         } catch {
             guard !requiresGPU else {
                 throw CommandFailure(message: "GPU requested but unusable for the colour conversion: \(error)", status: 1)

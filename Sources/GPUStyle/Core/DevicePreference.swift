@@ -14,7 +14,8 @@ public struct DeviceChoice {
 }
 
 public enum DeviceSelector {
-    /// Picks and creates a backend for the model.
+    /// Picks and creates a backend for the model by `options.device`; the Vulkan context and
+    /// backend get the rest of `options`.
     ///
     /// `auto` uses a real GPU (discrete, integrated or virtual) when Vulkan has one. When the only
     /// Vulkan device is a CPU implementation such as lavapipe, it uses the native CPU path:
@@ -22,25 +23,24 @@ public enum DeviceSelector {
     /// (see README). With no usable Vulkan it falls back to the CPU path with a warning. Under
     /// `auto`, a Vulkan failure during a run re-runs that work on the CPU (see `FallbackBackend`).
     /// `gpu` never falls back: its errors are thrown.
-    public static func choose(_ preference: DevicePreference, model: StyleModel, validation: Bool = false) throws -> DeviceChoice {
-        try choose(preference, convolutions: model.convolutions, validation: validation)
+    public static func choose(_ options: ComputeOptions, model: StyleModel) throws -> DeviceChoice {
+        try choose(options, convolutions: model.convolutions)
     }
 
     /// The same choice for any network: `convolutions` are the style network's layer weights
     /// (none for a lowered `NetworkGraph`, whose plans carry their constants).
-    public static func choose(_ preference: DevicePreference, convolutions: [ConvolutionWeights],
-                              validation: Bool = false) throws -> DeviceChoice {
-        switch preference {
+    public static func choose(_ options: ComputeOptions, convolutions: [ConvolutionWeights]) throws -> DeviceChoice {
+        switch options.device {
         case .cpu:
             return DeviceChoice(backend: CPUBackend(weights: convolutions), reason: "--device cpu", warnings: [])
         case .gpu(let index):
-            let context = try VulkanContext(deviceIndex: index, validation: validation)
-            let backend = try VulkanBackend(context: context, weights: convolutions, options: .environment)
+            let context = try VulkanContext(deviceIndex: index, options: options)
+            let backend = try VulkanBackend(context: context, weights: convolutions, options: VulkanBackend.Options(options))
             return DeviceChoice(backend: backend, reason: "--device gpu: \(context.info)", warnings: [])
         case .auto:
             let devices: [VulkanDeviceInfo]
             do {
-                devices = try VulkanContext.devices()
+                devices = try VulkanContext.devices(options: options)
             } catch {
                 return DeviceChoice(backend: CPUBackend(weights: convolutions),
                                     reason: "Vulkan unavailable (\(error)); using the CPU path",
@@ -57,8 +57,8 @@ public enum DeviceSelector {
             }
             let cpu = { CPUBackend(weights: convolutions) as NetworkBackend }
             do {
-                let context = try VulkanContext(deviceIndex: gpu.index, validation: validation)
-                let vulkan = try VulkanBackend(context: context, weights: convolutions, options: .environment)
+                let context = try VulkanContext(deviceIndex: gpu.index, options: options)
+                let vulkan = try VulkanBackend(context: context, weights: convolutions, options: VulkanBackend.Options(options))
                 return DeviceChoice(backend: FallbackBackend(primary: vulkan, fallback: cpu),
                                     reason: "GPU \(gpu) is available", warnings: [])
             } catch {

@@ -104,20 +104,20 @@ public final class VulkanPerspectiveWarper: PerspectiveWarper {
 public enum PerspectiveWarperSelector {
     /// `cpu`: the CPU kernel. `gpu`: Vulkan (errors thrown). `auto`: Vulkan on a real GPU, else
     /// (no Vulkan, or only a CPU implementation such as lavapipe) the CPU kernel.
-    public static func choose(_ preference: DevicePreference, validation: Bool = false) throws -> (warper: PerspectiveWarper, reason: String) {
-        switch preference {
+    public static func choose(_ options: ComputeOptions) throws -> (warper: PerspectiveWarper, reason: String) {
+        switch options.device {
         case .cpu:
             return (CPUPerspectiveWarper(), "--device cpu")
         case .gpu(let index):
-            let context = try VulkanContext(deviceIndex: index, validation: validation)
+            let context = try VulkanContext(deviceIndex: index, options: options)
             return (try VulkanPerspectiveWarper(context: context), "--device gpu: \(context.info)")
         case .auto:
-            guard let devices = try? VulkanContext.devices(),
+            guard let devices = try? VulkanContext.devices(options: options),
                   let gpu = devices.filter({ $0.kind != .cpu && $0.kind != .other }).min(by: { $0.kind.preference < $1.kind.preference }) else {
                 return (CPUPerspectiveWarper(), "no GPU Vulkan device; using the CPU kernel")
             }
             do {
-                let context = try VulkanContext(deviceIndex: gpu.index, validation: validation)
+                let context = try VulkanContext(deviceIndex: gpu.index, options: options)
                 return (try VulkanPerspectiveWarper(context: context), "GPU \(gpu) is available")
             } catch {
                 return (CPUPerspectiveWarper(), "Vulkan device \(gpu.name) failed to start (\(error)); using the CPU kernel")
