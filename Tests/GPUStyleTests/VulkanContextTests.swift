@@ -112,7 +112,9 @@ final class VulkanContextTests: XCTestCase {
         let choice = try DeviceSelector.choose(options, convolutions: weights)
         XCTAssertTrue(choice.backend is CPUBackend, choice.backend.name)
         XCTAssertEqual(choice.warnings.count, 1)
-        XCTAssertTrue(try PerspectiveWarperSelector.choose(options).warper is CPUPerspectiveWarper)
+        let warp = try PerspectiveWarperSelector.choose(options)
+        XCTAssertTrue(warp.stage is CPUPerspectiveWarper)
+        XCTAssertNil(warp.device)
         var gpu = options
         gpu.device = .gpu(index: nil)
         XCTAssertThrowsError(try DeviceSelector.choose(gpu, convolutions: weights))
