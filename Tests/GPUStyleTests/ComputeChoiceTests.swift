@@ -126,3 +126,43 @@ final class ComputeChoiceTests: VulkanTestCase {
         XCTAssertEqual(warnings.count, 1)
     }
 }
+
+/// The rectangle detector's edge stages on the same mechanism (`EdgeStage.choose`, `.fallback`).
+final class EdgeStageChoiceTests: VulkanTestCase {
+    func testEdgeStageFallsBackOnDeviceLost() throws {
+        let stage = EdgeStage.fallback(DeviceFallback(primary: try .vulkan(context: context), fallback: { .cpu }) { _, error in
+            "switched: \(error)"
+        })
+        guard case .fallback(let stages) = stage else { return XCTFail("not a fallback stage") }
+        var warnings: [String] = []
+        stages.warn = { warnings.append($0) }
+        let image = try DetectVulkanTests.photo("rectangles/000.png")
+        let cpu = DetectEdges.run(image)
+        _ = try stage.run(image)
+        XCTAssertFalse(stages.hasFallenBack)
+
+        context.setFault(.deviceLost)
+        defer { context.setFault(nil) }
+        let after = try stage.run(image)
+        XCTAssertEqual(after.magnitude, cpu.magnitude, "re-run by the CPU kernels")
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertTrue(warnings[0].contains("VK_ERROR_DEVICE_LOST"), warnings[0])
+        XCTAssertTrue(stages.hasFallenBack)
+    }
+
+    func testChooseFollowsTheRules() throws {
+        guard case .cpu = try EdgeStage.choose(ComputeOptions(device: .cpu)).stage else { return XCTFail("cpu") }
+        guard case .vulkan = try EdgeStage.choose(ComputeOptions(device: .gpu(index: context.info.index))).stage else {
+            return XCTFail("gpu: the Vulkan stage alone")
+        }
+        let missing = try EdgeStage.choose(ComputeOptions(vulkanLoader: "/nonexistent/libvulkan.so.1"))
+        guard case .cpu = missing.stage else { return XCTFail("no Vulkan: cpu") }
+        XCTAssertEqual(missing.warnings.count, 1)
+        let auto = try EdgeStage.choose(ComputeOptions())
+        switch auto.stage {
+        case .fallback: XCTAssertNotNil(auto.device)
+        case .cpu: XCTAssertNil(auto.device)  // lavapipe only
+        case .vulkan: XCTFail("auto always has a CPU fallback")
+        }
+    }
+}
