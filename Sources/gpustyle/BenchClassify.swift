@@ -9,7 +9,7 @@ struct ClassifyBench {
 
     func run(vulkan: VulkanContext?) throws -> [RectangleBench.Row] {
         var backends: [(String, NetworkBackend)] = [("cpu", CPUBackend(weights: []))]
-        if let vulkan { backends.append(("vulkan", try VulkanBackend(context: vulkan, weights: [], options: .environment))) }
+        if let vulkan { backends.append(("vulkan", try VulkanBackend(context: vulkan, weights: [], options: VulkanBackend.Options(.fromEnvironment())))) }
         var rows: [RectangleBench.Row] = []
         var reference: [Float]?
         for (label, backend) in backends {

@@ -79,7 +79,7 @@ struct BenchCommand: ParsableCommand {
             }
         }
         var rectangles: [RectangleBench.Row] = []
-        let context = device == .cpu || (noRectangles && !classify) ? nil : try? VulkanContext()
+        let context = device == .cpu || (noRectangles && !classify) ? nil : try? VulkanContext(options: .fromEnvironment())
         if !noRectangles {
             rectangles = try RectangleBench(runs: runs).run(vulkan: context)
         }

@@ -21,12 +21,13 @@ struct BenchPath {
     /// unless the user asked for GPUs only.
     static func vulkan(_ model: StyleModel, required: Bool) -> [BenchPath] {
         do {
-            let devices = try VulkanContext.devices()
+            let options = ComputeOptions.fromEnvironment()
+            let devices = try VulkanContext.devices(options: options)
             return devices.map { info in
                 let start = MonotonicClock.seconds()
                 do {
-                    let context = try VulkanContext(deviceIndex: info.index)
-                    let backend = try VulkanBackend(context: context, weights: model.convolutions, options: .environment)
+                    let context = try VulkanContext(deviceIndex: info.index, options: options)
+                    let backend = try VulkanBackend(context: context, weights: model.convolutions, options: VulkanBackend.Options(options))
                     return BenchPath(label: devices.count == 1 ? "vulkan" : "vulkan\(info.index)", device: backend.name,
                                      setupSeconds: MonotonicClock.seconds() - start,
                                      stylizer: Stylizer(model: model, backend: backend), error: nil)

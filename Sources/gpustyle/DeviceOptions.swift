@@ -24,11 +24,14 @@ struct DeviceChoiceOptions: ParsableArguments {
         }
     }
 
+    /// The environment's options (`ComputeOptions.fromEnvironment`) with this device preference.
+    var compute: ComputeOptions { .fromEnvironment(device: preference) }
+
     /// Picks the backend, printing warnings (always) and the reason (under --verbose).
     func choose(convolutions: [ConvolutionWeights]) throws -> DeviceChoice {
         let choice: DeviceChoice
         do {
-            choice = try DeviceSelector.choose(preference, convolutions: convolutions)
+            choice = try DeviceSelector.choose(compute, convolutions: convolutions)
         } catch {
             // Only an explicit GPU request reaches here: auto always has the CPU path.
             throw CommandFailure(message: "GPU requested but unusable: \(error)")
@@ -53,6 +56,7 @@ struct DeviceOptions: ParsableArguments {
     var gpuID: Int? { choice.gpuID }
     var verbose: Bool { choice.verbose }
     var preference: DevicePreference { choice.preference }
+    var compute: ComputeOptions { choice.compute }
 
     /// Creates the backend, printing warnings (always) and the reason (under --verbose).
     func makeStylizer() throws -> Stylizer {

@@ -11,13 +11,13 @@ struct DevicesCommand: ParsableCommand {
         let model = try StyleModel.bundled()
         try StandardOutput.print("cpu: \(CPUBackend(weights: model.convolutions).name)")
         do {
-            let devices = try VulkanContext.devices()
+            let devices = try VulkanContext.devices(options: .fromEnvironment())
             if devices.isEmpty { try StandardOutput.print("vulkan: no devices") }
             for device in devices { try StandardOutput.print("vulkan: \(device)") }
         } catch {
             try StandardOutput.print("vulkan: unavailable (\(error))")
         }
-        let choice = try DeviceSelector.choose(.auto, model: model)
+        let choice = try DeviceSelector.choose(.fromEnvironment(device: .auto), model: model)
         try StandardOutput.print("--device auto picks: \(choice.backend.name) — \(choice.reason)")
     }
 }

@@ -61,17 +61,11 @@ final class LiveSession {
         if !command.classify { try Stylizer.validate(width: header.width, height: header.height) }
         let mode = try makeMode()
         // --classify converts only the frames it classifies, on the classification's thread.
-        var converter = try makeConverter(onGPU: !(mode.backend is CPUBackend) && !command.classify)
+        let converter = try makeConverter(onGPU: !(mode.backend is CPUBackend) && !command.classify)
         if command.deviceOptions.verbose { printToStandardError("colour conversion: \(converter.name)") }
+        // Under auto a GPU failure switches to the CPU kernel for good (FallbackFrameConverter).
         func convert(_ frame: YUVFrame) throws -> Image {
-            do {
-                return try converter.image(from: frame, fullRange: header.fullRange)
-            } catch where !requiresGPU && !(converter is CPUFrameConverter) {
-                // GPU failure is not user failure: the CPU kernel takes over for good.
-                printToStandardError("gpustyle: warning: the GPU colour conversion failed (\(error)); continuing on the CPU")
-                converter = CPUFrameConverter()
-                return try converter.image(from: frame, fullRange: header.fullRange)
-            }
+            try converter.image(from: frame, fullRange: header.fullRange)
         }
         // The outputs last: each makes a temporary file, which a later failure must not leave behind.
         let output = try LiveOutput(command.output)
@@ -214,26 +208,22 @@ extension LiveSession {
         return .classify(LiveClassification(options: classifyOptions, renderer: renderer, classifier: classifier), backend: choice.backend)
     }
 
-    /// --device gpu or --gpu-id: a GPU failure is an error, not a reason to fall back.
-    var requiresGPU: Bool {
-        if case .gpu = command.deviceOptions.preference { return true }
-        return false
-    }
-
     /// The colour conversion runs where the network does: the GLSL kernel on its own Vulkan
-    /// context when the network is on a GPU (a failure to start is an error with --device gpu,
-    /// a warning and the CPU kernel with auto), else the CPU kernel.
+    /// context when the network is on a GPU, chosen by `ComputeChoice`'s rules (a failure to
+    /// start, or during the run, is an error with --device gpu, a warning and the CPU kernel
+    /// with auto), else the CPU kernel.
     func makeConverter(onGPU: Bool) throws -> FrameConverter {
         guard onGPU else { return CPUFrameConverter() }
+        let choice: ComputeChoice<FrameConverter>
         do {
-            return try VulkanFrameConverter(context: VulkanContext(deviceIndex: command.deviceOptions.gpuID))
+            choice = try ComputeChoice.frameConverter(command.deviceOptions.compute)
         } catch {
-            guard !requiresGPU else {
-                throw CommandFailure(message: "GPU requested but unusable for the colour conversion: \(error)", status: 1)
-            }
-            printToStandardError("gpustyle: warning: no GPU colour conversion (\(error)); using the CPU kernel")
-            return CPUFrameConverter()
+            // Only --device gpu / --gpu-id reaches here: auto always has the CPU kernel.
+            throw CommandFailure(message: "GPU requested but unusable for the colour conversion: \(error)", status: 1)
         }
+        choice.warnings.forEach { printToStandardError("gpustyle: \($0) (colour conversion)") }
+        (choice.stage as? FallbackFrameConverter)?.warn = { printToStandardError("gpustyle: \($0)") }
+        return choice.stage
     }
 }
 

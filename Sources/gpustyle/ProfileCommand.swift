@@ -103,9 +103,10 @@ struct ProfileCommand: ParsableCommand {
         }
         if device != .cpu {
             do {
-                let context = try VulkanContext()
+                let options = ComputeOptions.fromEnvironment()
+                let context = try VulkanContext(options: options)
                 let vulkan = try VulkanBackend(context: context, weights: network == .style ? model.convolutions : [],
-                                               options: .environment)
+                                               options: VulkanBackend.Options(options))
                 try profile("vulkan", vulkan, limits: { skipLimits ? nil : try MicroBenchmarks.vulkan(vulkan) },
                             pid: 2, track: "compute queue")
             } catch {

@@ -140,7 +140,8 @@ extension DeviceOptions {
     /// The warp kernel for --device/--gpu-id (an explicit GPU request that fails is the user's to see).
     func makeWarper() throws -> (PerspectiveWarper, String) {
         do {
-            return try PerspectiveWarperSelector.choose(preference)
+            let choice = try PerspectiveWarperSelector.choose(compute)
+            return (choice.stage, choice.reason)
         } catch {
             throw CommandFailure(message: "GPU requested but unusable: \(error)")
         }

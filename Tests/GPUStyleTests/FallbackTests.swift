@@ -4,7 +4,8 @@ import XCTest
 
 /// A GPU failure is not the user's failure: under `auto` the work is re-run on the CPU with a
 /// warning; under `--device gpu` it is a clear error. The device-lost failure comes from the
-/// documented test hook GPUSTYLE_VULKAN_FAULT=device-lost, which makes every submit fail.
+/// test hook `ComputeOptions.fault` (the binary's GPUSTYLE_VULKAN_FAULT=device-lost), which
+/// makes every submit fail.
 final class FallbackTests: VulkanTestCase {
     func testDeviceLostMidRunFallsBackToTheCPU() throws {
         let model = try StyleModel.bundled()
@@ -20,8 +21,8 @@ final class FallbackTests: VulkanTestCase {
         let mix = try StyleMix(style: 2)
         let before = try stylizer.stylize(photo, mix: mix)  // the GPU works
 
-        setenv("GPUSTYLE_VULKAN_FAULT", "device-lost", 1)
-        defer { unsetenv("GPUSTYLE_VULKAN_FAULT") }
+        context.setFault(.deviceLost)
+        defer { context.setFault(nil) }
         let after = try stylizer.stylize(photo, mix: mix)  // fails on the GPU, re-runs on the CPU
         XCTAssertEqual(warnings.count, 1, "\(warnings)")
         XCTAssert(warnings.first?.contains("VK_ERROR_DEVICE_LOST") == true, "\(warnings)")

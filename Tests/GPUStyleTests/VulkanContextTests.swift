@@ -99,15 +99,26 @@ final class VulkanContextTests: XCTestCase {
     }
 
     func testMissingLoaderIsACleanError() throws {
-        setenv("GPUSTYLE_VULKAN_LOADER", "/nonexistent/libvulkan.so.1", 1)
-        defer { unsetenv("GPUSTYLE_VULKAN_LOADER") }
-        XCTAssertThrowsError(try VulkanContext.devices()) { error in
+        let options = ComputeOptions(validation: true, vulkanLoader: "/nonexistent/libvulkan.so.1")
+        XCTAssertThrowsError(try VulkanContext.devices(options: options)) { error in
             XCTAssertEqual(error as? VulkanError, .loaderMissing(path: "/nonexistent/libvulkan.so.1"))
             XCTAssertEqual("\(error)", "Vulkan loader /nonexistent/libvulkan.so.1 not found")
         }
-        XCTAssertThrowsError(try VulkanContext(validation: true)) { error in
-            XCTAssertTrue(error is VulkanError, "\(error)")
+        XCTAssertThrowsError(try VulkanContext(options: options)) { error in
+            XCTAssertEqual(error as? VulkanError, .loaderMissing(path: "/nonexistent/libvulkan.so.1"))
         }
+        // Under auto the network and the warp fall back to the CPU; under gpu the error is thrown.
+        let weights = [ConvolutionWeights(outputChannels: 1, inputChannels: 1, kernel: 3, values: [Float](repeating: 0.1, count: 9))]
+        let choice = try DeviceSelector.choose(options, convolutions: weights)
+        XCTAssertTrue(choice.backend is CPUBackend, choice.backend.name)
+        XCTAssertEqual(choice.warnings.count, 1)
+        let warp = try PerspectiveWarperSelector.choose(options)
+        XCTAssertTrue(warp.stage is CPUPerspectiveWarper)
+        XCTAssertNil(warp.device)
+        var gpu = options
+        gpu.device = .gpu(index: nil)
+        XCTAssertThrowsError(try DeviceSelector.choose(gpu, convolutions: weights))
+        XCTAssertThrowsError(try PerspectiveWarperSelector.choose(gpu))
         XCTAssertEqual("\(VulkanError.loaderMissing(path: "libvulkan.so.1"))", "Vulkan loader libvulkan.so.1 not found")
     }
 
@@ -121,13 +132,13 @@ final class VulkanContextTests: XCTestCase {
                                  inputShape: shape, output: .padded, outputShape: shape)
         let input = [Float](repeating: 1, count: shape.floatCount)
 
-        setenv("GPUSTYLE_VULKAN_FAULT", "device-lost", 1)
+        context.setFault(.deviceLost)
         XCTAssertThrowsError(try backend.run(plan, inputs: [.input: input], normParameters: [])) { error in
             guard let error = error as? VulkanError else { return XCTFail("not a VulkanError: \(error)") }
             XCTAssertTrue(error.isDeviceLost)
             XCTAssertEqual("\(error)", "vkQueueSubmit failed: VK_ERROR_DEVICE_LOST")
         }
-        unsetenv("GPUSTYLE_VULKAN_FAULT")
+        context.setFault(nil)
         // The hook does not break the backend: the next run works.
         let output = try backend.run(plan, inputs: [.input: input], normParameters: [])
         XCTAssertEqual(output[pad.rowStride + 1], 1)

@@ -20,7 +20,9 @@ public enum FontLocator {
 
     /// `fc-match -f %{file} pattern`, or nil when fontconfig's tool is not installed or fails.
     static func fontconfigMatch(_ pattern: String) -> String? {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        // Fixed places rather than $PATH: the library reads no environment variables, and
+        // fontconfig's tools come with the system's package manager.
+        let directories = ["/usr/bin", "/bin", "/usr/local/bin"]
         guard let tool = directories.map({ "\($0)/fc-match" }).first(where: FileManager.default.isExecutableFile(atPath:)) else {
             return nil
         }

@@ -12,3 +12,38 @@ public final class CPUFrameConverter: FrameConverter {
         YUVConversion.image(from: frame, fullRange: fullRange)
     }
 }
+
+/// A colour conversion on a `DeviceFallback`: the GLSL kernel until it fails, then the CPU
+/// kernel for good (one warning), the failed frame re-converted there.
+public final class FallbackFrameConverter: FrameConverter {
+    private let stages: DeviceFallback<FrameConverter>
+    /// Receives the one-line warning when the switch happens (default: standard error).
+    public var warn: (String) -> Void {
+        get { stages.warn }
+        set { stages.warn = newValue }
+    }
+
+    public init(primary: FrameConverter, fallback: @escaping () -> FrameConverter) {
+        stages = DeviceFallback(primary: primary, fallback: fallback) { _, error in
+            "warning: the GPU colour conversion failed (\(error)); continuing on the CPU"
+        }
+    }
+
+    public var hasFallenBack: Bool { stages.hasFallenBack }
+    public var name: String { stages.active.name }
+
+    public func image(from frame: YUVFrame, fullRange: Bool) throws -> Image {
+        try stages.run { try $0.image(from: frame, fullRange: fullRange) }
+    }
+}
+
+extension ComputeChoice where Stage == FrameConverter {
+    /// The colour conversion by `ComputeChoice`'s rules: under `auto` the GLSL kernel in a
+    /// `FallbackFrameConverter`, under `gpu` alone (its errors are the caller's).
+    public static func frameConverter(_ options: ComputeOptions) throws -> ComputeChoice<FrameConverter> {
+        try choose(options, cpuName: "the CPU kernel", vulkan: { context, fallback in
+            let gpu = try VulkanFrameConverter(context: context)
+            return fallback.map { FallbackFrameConverter(primary: gpu, fallback: $0) } ?? gpu
+        }, cpu: { CPUFrameConverter() })
+    }
+}

@@ -5,16 +5,32 @@
 public enum EdgeStage {
     case cpu
     case vulkan(VulkanEdgeDetector)
+    /// A stage that switches to the CPU kernels for good when the primary fails (`choose`
+    /// under `auto`).
+    case fallback(DeviceFallback<EdgeStage>)
 
     /// The Vulkan stage on `context` (pipelines are built on first use and kept).
     public static func vulkan(context: VulkanContext) throws -> EdgeStage {
         .vulkan(try VulkanEdgeDetector(context: context))
     }
 
+    /// The stage for `options.device` by `ComputeChoice`'s rules: under `auto` the Vulkan stage
+    /// in a `.fallback` to the CPU kernels, under `gpu` alone (its errors are thrown).
+    public static func choose(_ options: ComputeOptions) throws -> ComputeChoice<EdgeStage> {
+        try ComputeChoice<EdgeStage>.choose(options, cpuName: "the CPU kernels", vulkan: { context, fallback in
+            let gpu = try EdgeStage.vulkan(context: context)
+            guard let fallback else { return gpu }
+            return .fallback(DeviceFallback(primary: gpu, fallback: fallback) { _, error in
+                "warning: the GPU edge stages failed (\(error)); continuing on the CPU kernels"
+            })
+        }, cpu: { .cpu })
+    }
+
     func run(_ image: Image) throws -> EdgeMap {
         switch self {
         case .cpu: DetectEdges.run(image)
         case .vulkan(let detector): try detector.run(image)
+        case .fallback(let stages): try stages.run { try $0.run(image) }
         }
     }
 }

@@ -100,28 +100,15 @@ public final class VulkanPerspectiveWarper: PerspectiveWarper {
     }
 }
 
-/// Picks the warp kernel for a device preference, like `DeviceSelector` does for the network.
+/// Picks the warp kernel for a device preference by `ComputeChoice`'s rules, like
+/// `DeviceSelector` does for the network.
 public enum PerspectiveWarperSelector {
     /// `cpu`: the CPU kernel. `gpu`: Vulkan (errors thrown). `auto`: Vulkan on a real GPU, else
-    /// (no Vulkan, or only a CPU implementation such as lavapipe) the CPU kernel.
-    public static func choose(_ preference: DevicePreference, validation: Bool = false) throws -> (warper: PerspectiveWarper, reason: String) {
-        switch preference {
-        case .cpu:
-            return (CPUPerspectiveWarper(), "--device cpu")
-        case .gpu(let index):
-            let context = try VulkanContext(deviceIndex: index, validation: validation)
-            return (try VulkanPerspectiveWarper(context: context), "--device gpu: \(context.info)")
-        case .auto:
-            guard let devices = try? VulkanContext.devices(),
-                  let gpu = devices.filter({ $0.kind != .cpu && $0.kind != .other }).min(by: { $0.kind.preference < $1.kind.preference }) else {
-                return (CPUPerspectiveWarper(), "no GPU Vulkan device; using the CPU kernel")
-            }
-            do {
-                let context = try VulkanContext(deviceIndex: gpu.index, validation: validation)
-                return (try VulkanPerspectiveWarper(context: context), "GPU \(gpu) is available")
-            } catch {
-                return (CPUPerspectiveWarper(), "Vulkan device \(gpu.name) failed to start (\(error)); using the CPU kernel")
-            }
-        }
+    /// (no Vulkan, or only a CPU implementation such as lavapipe) the CPU kernel. A warp is one
+    /// dispatch per image, so there is no run-time fallback.
+    public static func choose(_ options: ComputeOptions) throws -> ComputeChoice<PerspectiveWarper> {
+        try ComputeChoice<PerspectiveWarper>.choose(options, cpuName: "the CPU kernel",
+                                                    vulkan: { context, _ in try VulkanPerspectiveWarper(context: context) },
+                                                    cpu: { CPUPerspectiveWarper() })
     }
 }

@@ -39,10 +39,8 @@ public final class VulkanBackend: NetworkBackend {
 
         public init(fp16Storage: Bool = false) { self.fp16Storage = fp16Storage }
 
-        /// Options from the environment: GPUSTYLE_VULKAN_FP16=1 turns on `fp16Storage`.
-        public static var environment: Options {
-            Options(fp16Storage: getenv("GPUSTYLE_VULKAN_FP16").map { String(cString: $0) == "1" } == true)
-        }
+        /// The backend's part of the caller's options (`fp16Storage`).
+        public init(_ compute: ComputeOptions) { self.init(fp16Storage: compute.fp16Storage) }
     }
 
     public let options: Options
@@ -137,7 +135,7 @@ public final class VulkanBackend: NetworkBackend {
             context.vk.getPhysicalDeviceFormatProperties(context.physicalDevice, format, &properties)
             guard properties.bufferFeatures & needed == needed else {
                 throw VulkanError.unsupported("fp16 storage: \(context.info.name) lacks uniform/storage texel buffers of \(name); "
-                                              + "run without GPUSTYLE_VULKAN_FP16 / fp16Storage for fp32")
+                                              + "run without fp16 storage (GPUSTYLE_VULKAN_FP16) for fp32")
             }
         }
         let planeBytes = 2 * ExecutionPlan.planeAlignment

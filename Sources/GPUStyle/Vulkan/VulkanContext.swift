@@ -5,8 +5,9 @@ import Foundation
 /// between backends; pipelines and memory hang off it.
 public final class VulkanContext: @unchecked Sendable {  // queue access is serialised by `submitLock`
     /// Every physical device, in the loader's order (`VulkanContext(deviceIndex:)` indexes this).
-    public static func devices() throws -> [VulkanDeviceInfo] {
-        let instance = try VulkanInstance(validation: false)
+    /// Only `options.vulkanLoader` matters here.
+    public static func devices(options: ComputeOptions = ComputeOptions()) throws -> [VulkanDeviceInfo] {
+        let instance = try VulkanInstance(validation: false, loaderPath: options.vulkanLoader)
         return try instance.physicalDevices().enumerated().map { VulkanDeviceInfo(index: $0, properties: $1.properties) }
     }
 
@@ -41,14 +42,20 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     /// Warnings and errors reported by the validation layer so far (empty without validation).
     public var validationErrors: [String] { instance.log.all }
 
+    /// The default options with `validation` (VK_LAYER_KHRONOS_validation with a debug messenger).
+    public convenience init(deviceIndex: Int? = nil, validation: Bool = false) throws {
+        try self.init(deviceIndex: deviceIndex, options: ComputeOptions(validation: validation))
+    }
+
     /// - Parameters:
     ///   - deviceIndex: index into `devices()`; nil picks discrete > integrated > virtual > cpu.
-    ///   - validation: enables VK_LAYER_KHRONOS_validation with a debug messenger. Env
-    ///     GPUSTYLE_VULKAN_VALIDATION=1 turns it on regardless.
-    public init(deviceIndex: Int? = nil, validation: Bool = false) throws {
-        let validation = validation || getenv("GPUSTYLE_VULKAN_VALIDATION").map { String(cString: $0) == "1" } == true
+    ///     (`options.device` is `DeviceSelector`'s business, not the context's.)
+    ///   - options: `validation`, `vulkanLoader` and `fault` apply.
+    public init(deviceIndex: Int? = nil, options: ComputeOptions) throws {
+        let validation = options.validation
         validationEnabled = validation
-        instance = try VulkanInstance(validation: validation)
+        injectedFault = options.fault
+        instance = try VulkanInstance(validation: validation, loaderPath: options.vulkanLoader)
         vk = instance.vk
         let candidates = try instance.physicalDevices()
         guard !candidates.isEmpty else { throw VulkanError.noDevice }
@@ -117,18 +124,22 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         vk.destroyDevice(device, nil)
     }
 
-    /// Test hook: env GPUSTYLE_VULKAN_FAULT=device-lost makes every queue submission fail with
+    /// Test hook (`ComputeOptions.fault`): `.deviceLost` makes every queue submission fail with
     /// VK_ERROR_DEVICE_LOST (without submitting), so tests can check that the error surfaces.
-    private var injectedSubmitFault: VkResult? {
-        guard let value = getenv("GPUSTYLE_VULKAN_FAULT").map({ String(cString: $0) }) else { return nil }
-        return value == "device-lost" ? VK_ERROR_DEVICE_LOST : nil
+    /// Guarded by `submitLock`; tests switch it on and off on a live context with `setFault`.
+    private var injectedFault: ComputeOptions.Fault?
+
+    func setFault(_ fault: ComputeOptions.Fault?) {
+        submitLock.lock()
+        injectedFault = fault
+        submitLock.unlock()
     }
 
     /// Submits one command buffer and waits for it on `fence` (which is reset first).
     func submitAndWait(_ commandBuffer: VkCommandBuffer, fence: VkFence) throws {
         submitLock.lock()
         defer { submitLock.unlock() }
-        if let fault = injectedSubmitFault { try vkCheck(fault, "vkQueueSubmit") }
+        if injectedFault == .deviceLost { try vkCheck(VK_ERROR_DEVICE_LOST, "vkQueueSubmit") }
         var fenceVar: VkFence? = fence
         try vkCheck(vk.resetFences(device, 1, &fenceVar), "vkResetFences")
         var buffer: VkCommandBuffer? = commandBuffer

@@ -41,8 +41,8 @@ final class VulkanInstance: @unchecked Sendable {  // handles are immutable afte
     let log = ValidationLog()
     private var messenger: VkDebugUtilsMessengerEXT?
 
-    init(validation: Bool) throws {
-        loader = try VulkanLoader.shared()
+    init(validation: Bool, loaderPath: String) throws {
+        loader = try VulkanLoader.shared(path: loaderPath)
         var layers: [String] = []
         var extensions: [String] = []
         if validation {

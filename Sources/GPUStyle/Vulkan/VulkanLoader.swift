@@ -5,8 +5,6 @@ import Foundation
 /// machines without `libvulkan.so.1`; every entry point is then resolved through
 /// `vkGetInstanceProcAddr`.
 final class VulkanLoader: @unchecked Sendable {  // immutable after init
-    static let defaultPath = "libvulkan.so.1"
-
     let path: String
     let getInstanceProcAddr: PFN_vkGetInstanceProcAddr
     let createInstance: PFN_vkCreateInstance
@@ -39,12 +37,10 @@ final class VulkanLoader: @unchecked Sendable {  // immutable after init
     private static let lock = NSLock()
     nonisolated(unsafe) private static var loaded: [String: VulkanLoader] = [:]
 
-    /// The loader named by env GPUSTYLE_VULKAN_LOADER (tests point it nowhere to simulate a
-    /// machine without Vulkan), else `libvulkan.so.1`. Successful opens are cached; failures are
-    /// not, so a later call can succeed once the environment changes.
-    static func shared() throws -> VulkanLoader {
-        let path = getenv("GPUSTYLE_VULKAN_LOADER").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-            ?? defaultPath
+    /// The loader at `path` (`ComputeOptions.vulkanLoader`; tests point it nowhere to simulate a
+    /// machine without Vulkan). Successful opens are cached; failures are not, so a later call
+    /// can succeed once the library is installed.
+    static func shared(path: String) throws -> VulkanLoader {
         lock.lock()
         defer { lock.unlock() }
         if let loader = loaded[path] { return loader }

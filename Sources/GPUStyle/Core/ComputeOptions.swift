@@ -1,0 +1,33 @@
+/// Everything that decides where and how the library computes. The library reads no environment
+/// variables: the caller (the `gpustyle` binary builds one from its flags and `GPUSTYLE_VULKAN_*`
+/// variables) passes these down to `DeviceSelector`, `VulkanContext` and `VulkanBackend`.
+public struct ComputeOptions: Sendable, Equatable {
+    /// A failure to inject into every Vulkan queue submission (tests of the fallback paths).
+    public enum Fault: String, Sendable, Equatable {
+        /// Every submit fails with VK_ERROR_DEVICE_LOST without submitting.
+        case deviceLost = "device-lost"
+    }
+
+    /// Where to run. Default `.auto`: a real GPU when Vulkan has one, else the CPU path.
+    public var device: DevicePreference
+    /// VK_LAYER_KHRONOS_validation with a debug messenger. Default off.
+    public var validation: Bool
+    /// fp16 activation storage on Vulkan (`VulkanBackend.Options.fp16Storage`). Default off.
+    public var fp16Storage: Bool
+    /// The Vulkan loader to `dlopen`. Default `libvulkan.so.1`; a path that does not exist
+    /// simulates a machine without Vulkan.
+    public var vulkanLoader: String
+    /// Injected submit failure. Default nil (none).
+    public var fault: Fault?
+
+    public static let defaultVulkanLoader = "libvulkan.so.1"
+
+    public init(device: DevicePreference = .auto, validation: Bool = false, fp16Storage: Bool = false,
+                vulkanLoader: String = ComputeOptions.defaultVulkanLoader, fault: Fault? = nil) {
+        self.device = device
+        self.validation = validation
+        self.fp16Storage = fp16Storage
+        self.vulkanLoader = vulkanLoader
+        self.fault = fault
+    }
+}

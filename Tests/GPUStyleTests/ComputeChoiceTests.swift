@@ -1,0 +1,168 @@
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// The one device-choice mechanism: `ComputeChoice.choose` (start-up rules) and `DeviceFallback`
+/// (the switch to the CPU during a run), on stand-in stages and on the colour conversion.
+final class ComputeChoiceTests: VulkanTestCase {
+    private struct Failure: Error, CustomStringConvertible { var description: String { "boom" } }
+
+    /// A stand-in stage: which path it is, and whether it fails.
+    private final class Stage {
+        let name: String
+        var fails = false
+        var runs = 0
+        init(_ name: String) { self.name = name }
+        func run() throws -> String {
+            runs += 1
+            if fails { throw Failure() }
+            return name
+        }
+    }
+
+    func testFallbackSwitchesOnceAndForGood() throws {
+        let gpu = Stage("gpu")
+        var made = 0
+        let fallback = DeviceFallback(primary: gpu, fallback: { made += 1; return Stage("cpu") }) { stage, error in
+            "warning: \(stage.name) failed (\(error))"
+        }
+        var warnings: [String] = []
+        fallback.warn = { warnings.append($0) }
+        XCTAssertEqual(try fallback.run { try $0.run() }, "gpu")
+        XCTAssertEqual(made, 0, "the CPU stage is made only when needed")
+        gpu.fails = true
+        XCTAssertEqual(try fallback.run { try $0.run() }, "cpu", "the failed work is re-run on the CPU")
+        XCTAssertEqual(warnings, ["warning: gpu failed (boom)"])
+        XCTAssertTrue(fallback.hasFallenBack)
+        gpu.fails = false
+        XCTAssertEqual(try fallback.run { try $0.run() }, "cpu", "no way back to the GPU")
+        XCTAssertEqual(try fallback.run { try $0.run() }, "cpu")
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertEqual(made, 1)
+        XCTAssertEqual(gpu.runs, 2)
+    }
+
+    func testFallbackFailureIsThrown() {
+        let gpu = Stage("gpu"), cpu = Stage("cpu")
+        gpu.fails = true
+        cpu.fails = true
+        let fallback = DeviceFallback(primary: gpu, fallback: { cpu }) { _, _ in "switch" }
+        fallback.warn = { _ in }
+        XCTAssertThrowsError(try fallback.run { try $0.run() }) { XCTAssertTrue($0 is Failure) }
+    }
+
+    /// The rules on this machine's devices: cpu never touches Vulkan; gpu runs the Vulkan maker
+    /// without a fallback; auto takes a real GPU (with a fallback) or, with only a CPU
+    /// implementation such as lavapipe, the CPU stage without a warning.
+    func testRules() throws {
+        var vulkanCalls: [Bool] = []
+        func choose(_ device: DevicePreference) throws -> ComputeChoice<String> {
+            try ComputeChoice<String>.choose(ComputeOptions(device: device), cpuName: "the test stage", vulkan: { context, fallback in
+                vulkanCalls.append(fallback != nil)
+                return "vulkan \(context.info.index)"
+            }, cpu: { "cpu" })
+        }
+        let cpu = try choose(.cpu)
+        XCTAssertEqual(cpu.stage, "cpu")
+        XCTAssertEqual(cpu.reason, "--device cpu")
+        XCTAssertNil(cpu.device)
+        XCTAssertEqual(vulkanCalls, [])
+
+        let gpu = try choose(.gpu(index: context.info.index))
+        XCTAssertEqual(gpu.stage, "vulkan \(context.info.index)")
+        XCTAssertEqual(gpu.device?.index, context.info.index)
+        XCTAssertEqual(vulkanCalls, [false], "no fallback under --device gpu")
+        XCTAssertThrowsError(try choose(.gpu(index: 99)))
+
+        let auto = try choose(.auto)
+        XCTAssertEqual(auto.warnings, [])
+        let devices = try VulkanContext.devices()
+        if devices.contains(where: { $0.kind != .cpu && $0.kind != .other }) {
+            XCTAssertNotNil(auto.device)
+            XCTAssertEqual(vulkanCalls.last, true, "a fallback under auto")
+        } else {
+            XCTAssertEqual(auto.stage, "cpu")
+            XCTAssertTrue(auto.reason.contains("CPU implementation"), auto.reason)
+            XCTAssertTrue(auto.reason.contains("the test stage"), auto.reason)
+            XCTAssertEqual(vulkanCalls.count, 1, "lavapipe alone is not started")
+        }
+    }
+
+    /// Without Vulkan, auto warns and takes the CPU stage; a start-up failure does the same.
+    func testUnavailableAndFailingVulkan() throws {
+        let missing = ComputeOptions(vulkanLoader: "/nonexistent/libvulkan.so.1")
+        let choice = try ComputeChoice<String>.choose(missing, vulkan: { _, _ in "vulkan" }, cpu: { "cpu" })
+        XCTAssertEqual(choice.stage, "cpu")
+        XCTAssertEqual(choice.warnings, ["warning: " + choice.reason])
+        XCTAssertTrue(choice.reason.hasPrefix("Vulkan unavailable"), choice.reason)
+
+        guard try VulkanContext.devices().contains(where: { $0.kind != .cpu && $0.kind != .other }) else { return }
+        let failing = try ComputeChoice<String>.choose(ComputeOptions(), vulkan: { _, _ in throw Failure() }, cpu: { "cpu" })
+        XCTAssertEqual(failing.stage, "cpu")
+        XCTAssertEqual(failing.warnings.count, 1)
+        XCTAssertTrue(failing.reason.contains("failed to start (boom)"), failing.reason)
+    }
+
+    /// The colour conversion on a device that is lost mid-run: the frame is re-converted by the
+    /// CPU kernel (identical output) with one warning, and the converter stays on the CPU.
+    func testFrameConverterFallsBackOnDeviceLost() throws {
+        let converter = FallbackFrameConverter(primary: try VulkanFrameConverter(context: context), fallback: { CPUFrameConverter() })
+        var warnings: [String] = []
+        converter.warn = { warnings.append($0) }
+        let frame = VulkanFrameConverterTests.randomFrame(width: 37, height: 23, chroma: .yuv420(centred: true), seed: 5)
+        let cpu = YUVConversion.image(from: frame, fullRange: false)
+        XCTAssertTrue(converter.name.hasPrefix("vulkan"), converter.name)
+        _ = try converter.image(from: frame, fullRange: false)
+        XCTAssertEqual(warnings, [])
+
+        context.setFault(.deviceLost)
+        defer { context.setFault(nil) }
+        let after = try converter.image(from: frame, fullRange: false)
+        XCTAssertEqual(after.rgb, cpu.rgb)
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertTrue(warnings[0].contains("VK_ERROR_DEVICE_LOST"), warnings[0])
+        XCTAssertEqual(converter.name, "cpu")
+        _ = try converter.image(from: frame, fullRange: false)
+        XCTAssertEqual(warnings.count, 1)
+    }
+}
+
+/// The rectangle detector's edge stages on the same mechanism (`EdgeStage.choose`, `.fallback`).
+final class EdgeStageChoiceTests: VulkanTestCase {
+    func testEdgeStageFallsBackOnDeviceLost() throws {
+        let stage = EdgeStage.fallback(DeviceFallback(primary: try .vulkan(context: context), fallback: { .cpu }) { _, error in
+            "switched: \(error)"
+        })
+        guard case .fallback(let stages) = stage else { return XCTFail("not a fallback stage") }
+        var warnings: [String] = []
+        stages.warn = { warnings.append($0) }
+        let image = try DetectVulkanTests.photo("rectangles/000.png")
+        let cpu = DetectEdges.run(image)
+        _ = try stage.run(image)
+        XCTAssertFalse(stages.hasFallenBack)
+
+        context.setFault(.deviceLost)
+        defer { context.setFault(nil) }
+        let after = try stage.run(image)
+        XCTAssertEqual(after.magnitude, cpu.magnitude, "re-run by the CPU kernels")
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertTrue(warnings[0].contains("VK_ERROR_DEVICE_LOST"), warnings[0])
+        XCTAssertTrue(stages.hasFallenBack)
+    }
+
+    func testChooseFollowsTheRules() throws {
+        guard case .cpu = try EdgeStage.choose(ComputeOptions(device: .cpu)).stage else { return XCTFail("cpu") }
+        guard case .vulkan = try EdgeStage.choose(ComputeOptions(device: .gpu(index: context.info.index))).stage else {
+            return XCTFail("gpu: the Vulkan stage alone")
+        }
+        let missing = try EdgeStage.choose(ComputeOptions(vulkanLoader: "/nonexistent/libvulkan.so.1"))
+        guard case .cpu = missing.stage else { return XCTFail("no Vulkan: cpu") }
+        XCTAssertEqual(missing.warnings.count, 1)
+        let auto = try EdgeStage.choose(ComputeOptions())
+        switch auto.stage {
+        case .fallback: XCTAssertNotNil(auto.device)
+        case .cpu: XCTAssertNil(auto.device)  // lavapipe only
+        case .vulkan: XCTFail("auto always has a CPU fallback")
+        }
+    }
+}
