@@ -7,10 +7,10 @@ struct ClassifyCommand: ParsableCommand {
         commandName: "classify",
         abstract: "Name what a photo shows (scene classification, like Vision's VNClassifyImageRequest).",
         discussion: """
-        The built-in model is MobileNetV2 trained on ImageNet-1k (1000 classes, torchvision's
-        weights). The photo is prepared as torchvision does: the shorter side resized to 256 with
-        an antialiased bilinear filter, the centre 224x224 kept, each channel normalised by
-        ImageNet's mean and standard deviation. Several files or folders (every PNG and JPEG in
+        The built-in model is MobileNetV2 trained on ImageNet-1k (1000 classes, torchvision's \
+        weights). The photo is prepared as torchvision does: the shorter side resized to 256 with \
+        an antialiased bilinear filter, the centre 224x224 kept, each channel normalised by \
+        ImageNet's mean and standard deviation. Several files or folders (every PNG and JPEG in \
         them) may be given; a file that fails is reported and the others go on.
         """
     )

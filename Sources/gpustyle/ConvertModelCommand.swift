@@ -7,9 +7,9 @@ struct ConvertModelCommand: ParsableCommand {
         commandName: "convert-model",
         abstract: "Convert an ONNX model to gpustyle's model format (.gpsm), checking it on the way.",
         discussion: """
-        The graph is imported as `--model file.onnx` would be (batch norm folded into the
-        convolutions; an op gpustyle does not run is named in the error), and written with the
-        labels and preprocessing a classifier needs. tools/make_classify_model.sh makes the
+        The graph is imported as `--model file.onnx` would be (batch norm folded into the \
+        convolutions; an op gpustyle does not run is named in the error), and written with the \
+        labels and preprocessing a classifier needs. tools/make_classify_model.sh makes the \
         built-in model this way.
         """
     )
