@@ -15,6 +15,7 @@
 // Tensors and weights are read through texel views and written through a storage texel view:
 // on lavapipe storage-buffer loads are per-lane loops (see conv2d.comp).
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const int CO = 4;
 layout(constant_id = 1) const int CB = 1;
@@ -38,19 +39,7 @@ layout(push_constant) uniform Push {
     uint rowLength; // invocations per row of the dispatch grid
 } p;
 
-// Numbered like Swift's `Activation`.
-float activate(float x, float slope) {
-    switch (p.activation) {
-    case 1u: return max(x, 0.0);
-    case 2u: return 1.0 / (1.0 + exp(-x));
-    case 3u: return clamp(x, 0.0, 6.0);
-    case 4u: return x > 0.0 ? x : p.alpha * x;
-    case 5u: return clamp(p.alpha * x + p.beta, 0.0, 1.0);
-    case 6u: return x * clamp(x + 3.0, 0.0, 6.0) / 6.0;
-    case 7u: return x > 0.0 ? x : slope * x;
-    default: return x;
-    }
-}
+#include "activation.glsl"
 
 void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowLength;
@@ -106,7 +95,7 @@ void main() {
             float bias = texelFetch(extras, o).r, slope = texelFetch(extras, p.outChannels + o).r;
             [[unroll]] for (int i = 0; i < PX; i++) {
                 if (firstPixel + i < outPlane) {
-                    imageStore(outputs, o * outPlane + firstPixel + i, vec4(activate(acc[b][i][c] + bias, slope)));
+                    imageStore(outputs, o * outPlane + firstPixel + i, vec4(activate(acc[b][i][c] + bias, p.activation, p.alpha, p.beta, slope)));
                 }
             }
         }

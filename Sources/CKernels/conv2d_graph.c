@@ -7,6 +7,7 @@
 // - GEMV: a kernel covering its whole input (a fully connected layer).
 // The body is compiled for AVX-512, AVX2+FMA and the baseline instruction set (isa_twins.h).
 #include "conv2d_graph.h"
+#include "activation.h"
 #include "simd.h"
 #include <math.h>
 #include <stdlib.h>
@@ -30,19 +31,6 @@
 #define GS_K_CHUNK 128
 /// Kind 3 only for long sums: its epilogue stores lane by lane into the channel planes.
 #define GS_SMALL_PLANE_MIN_K 256
-
-static inline float act_scalar(float v, int kind, float alpha, float beta, float slope) {
-    switch (kind) {
-    case 1: return v > 0 ? v : 0;
-    case 2: return 1.0f / (1.0f + expf(-v));
-    case 3: return fminf(fmaxf(v, 0), 6);
-    case 4: return v > 0 ? v : alpha * v;
-    case 5: return fminf(fmaxf(alpha * v + beta, 0), 1);
-    case 6: return v * fminf(fmaxf(v + 3, 0), 6) * (1.0f / 6);
-    case 7: return v > 0 ? v : slope * v;
-    default: return v;
-    }
-}
 
 static inline int cdiv(int a, int b) { return (a + b - 1) / b; }
 
