@@ -18,13 +18,5 @@ struct GraphStorage {
 /// Runs `body(channel, floats)` over `channels` planes of `plane` floats split into pieces of at
 /// most `grain` floats, on all cores: the elementwise steps' parallel loop.
 func forEachPlanePiece(channels: Int, plane: Int, grain: Int = 1 << 14, _ body: (_ channel: Int, _ floats: Range<Int>) -> Void) {
-    ParallelFor.ranges(channels * plane, grain: grain) { range in
-        var start = range.lowerBound
-        while start < range.upperBound {
-            let channel = start / plane
-            let end = min(range.upperBound, (channel + 1) * plane)
-            body(channel, (start - channel * plane)..<(end - channel * plane))
-            start = end
-        }
-    }
+    ParallelFor.ranges(channels * plane, grain: grain) { range in forEachRowRun(range, rows: plane, body) }
 }
