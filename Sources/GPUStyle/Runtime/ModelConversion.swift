@@ -16,13 +16,12 @@ public enum ModelConversion {
         case all
     }
 
-    public static func fromONNX(_ data: Data, source: String, metadata: ModelFile.Metadata,
-                                half: HalfPrecision = .none) throws -> ModelFile {
+    public static func fromONNX(_ data: Data, source: String, metadata: ModelFile.Metadata) throws -> ModelFile {
         let (graph, inputShape) = try ONNXImporter.graph(from: data, source: source)
         var metadata = metadata
         if metadata.input == nil { metadata.input = inputShape }
         if let input = metadata.input { _ = try graph.shapes(input: input) }
-        return ModelFile(graph: graph, metadata: metadata, halfConstants: halfConstants(graph, half))
+        return ModelFile(graph: graph, metadata: metadata)
     }
 
     /// The weight constants (not biases) the policy stores in float16.
