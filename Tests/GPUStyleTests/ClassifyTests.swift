@@ -48,14 +48,7 @@ enum ClassifyFixtures {
             let crop = try ImageIO.read(path: c.crop)
             XCTAssertEqual([crop.width, crop.height], [224, 224], c.name, file: file, line: line)
             // The crop is the network's input as torch saw it: normalise it the same way.
-            let input = classifier.preprocessing
-            var tensor = crop.rgb
-            for channel in 0..<3 {
-                for i in channel * 224 * 224..<(channel + 1) * 224 * 224 {
-                    tensor[i] = (tensor[i] - input.mean[channel]) / input.standardDeviation[channel]
-                }
-            }
-            let probabilities = try classifier.probabilities(tensor: tensor)
+            let probabilities = try classifier.probabilities(tensor: classifier.preprocessing.normalized(crop))
             let expected = softmax(c.logits)
             let difference = zip(probabilities, expected).map { abs($0 - $1) }.max()!
             worst = max(worst, difference)

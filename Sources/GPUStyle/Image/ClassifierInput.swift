@@ -65,7 +65,12 @@ public struct ClassifierInput: Sendable {
     /// The network's input: `crop` normalized by `mean` and `standardDeviation`, planar RGB
     /// (NCHW with N = 1).
     public func tensor(_ image: Image) -> [Float] {
-        let cropped = crop(image)
+        normalized(crop(image))
+    }
+
+    /// A `cropSide` square (as `crop` makes it) normalized by `mean` and `standardDeviation`.
+    public func normalized(_ cropped: Image) -> [Float] {
+        precondition(cropped.width == cropSide && cropped.height == cropSide, "not a \(cropSide)x\(cropSide) crop")
         let count = cropSide * cropSide
         var values = cropped.rgb
         for c in 0..<3 {
