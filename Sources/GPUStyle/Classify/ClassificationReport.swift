@@ -14,14 +14,15 @@ public enum ClassificationReport {
 
     /// `{"file": ..., "classifications": [{"index", "label", "confidence"}]}` on one line (one
     /// line per file: JSON Lines when there are several).
-    public static func json(_ classifications: [Classification], file: String) -> String {
+    /// Throws for a confidence that is not a number (JSON has none): a model that makes one is
+    /// broken, and an empty answer would hide it.
+    public static func json(_ classifications: [Classification], file: String) throws -> String {
         struct Answer: Encodable {
             let file: String
             let classifications: [Classification]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(Answer(file: file, classifications: classifications))) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: try encoder.encode(Answer(file: file, classifications: classifications)), as: UTF8.self)
     }
 }
