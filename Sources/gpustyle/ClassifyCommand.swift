@@ -44,21 +44,8 @@ struct ClassifyCommand: ParsableCommand {
 
     func run() throws {
         let files = try inputs.flatMap(InputFiles.expand)
-        let modelFile: ModelFile
-        do {
-            modelFile = try model.map { try ModelLibrary.load(path: $0, labels: labels) }
-                ?? ModelLibrary.builtin(ModelLibrary.defaultClassifier)
-        } catch {
-            throw CommandFailure(message: "\(error)")
-        }
-        let choice = try deviceOptions.choose(convolutions: [])
-        let classifier: ImageClassifier
-        do {
-            classifier = try ImageClassifier(model: modelFile, backend: choice.backend)
-        } catch {
-            throw CommandFailure(message: "\(model ?? modelFile.metadata.name): \(error)")
-        }
-        var failures = 0, internalFailures = 0
+        let classifier = try ClassifierSetup.make(model: model, labels: labels, device: deviceOptions)
+        var failures = BatchFailures()
         for file in files {
             do {
                 let image = try ImageIO.read(path: file, limits: inputOptions.limits)
@@ -67,20 +54,36 @@ struct ClassifyCommand: ParsableCommand {
                 if deviceOptions.verbose {
                     printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
                 }
-                try StandardOutput.print(json ? ClassificationReport.json(answer, file: file)
+                try StandardOutput.print(json ? try ClassificationReport.json(answer, file: file)
                                               : ClassificationReport.text(answer, file: file, showFile: files.count > 1))
             } catch let error as OutputError {
                 throw error  // stdout is gone: nothing more can be reported
             } catch {
                 if files.count == 1 { throw error }
-                failures += 1
-                if !Main.isUserError(error) { internalFailures += 1 }
-                let text = "\(error)"
-                Main.printError(text.hasPrefix(PrintableText.escaping(file)) ? text : "\(file): \(text)")
+                Main.printError(failures.record(error, file: file))
             }
         }
-        if failures > 0 {
-            throw CommandFailure(message: "\(failures) of \(files.count) images failed", status: internalFailures > 0 ? 1 : 2)
+        try failures.finish(total: files.count)
+    }
+}
+
+/// The classifier of `classify` and `live --classify`: `--model` (with `--labels`) or the
+/// built-in one, on the device the options choose.
+enum ClassifierSetup {
+    static func make(model path: String?, labels: String?, device: DeviceChoiceOptions) throws -> ImageClassifier {
+        let model: ModelFile
+        do {
+            model = try path.map { try ModelLibrary.load(path: $0, labels: labels) }
+                ?? ModelLibrary.builtin(ModelLibrary.defaultClassifier)
+        } catch {
+            // A user's file is the user's error; a binary without its model is ours.
+            throw CommandFailure(message: path == nil ? "the scene classifier: \(error)" : "\(error)", status: path == nil ? 1 : 2)
+        }
+        let choice = try device.choose(convolutions: [])
+        do {
+            return try ImageClassifier(model: model, backend: choice.backend)
+        } catch {
+            throw CommandFailure(message: "\(path ?? model.metadata.name): \(error)")
         }
     }
 }
@@ -92,17 +95,25 @@ enum InputFiles {
         guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             return [path]
         }
-        let names: [String]
+        let files: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: path)
+            files = try imageNames(in: path).map { (path as NSString).appendingPathComponent($0) }
         } catch {
             throw CommandFailure(message: "\(PrintableText.escaping(path)): cannot list the folder (\(error.localizedDescription))")
         }
-        let files = names.filter { FolderJob.extensions.contains(($0 as NSString).pathExtension.lowercased()) }
-            .sorted()
-            .map { (path as NSString).appendingPathComponent($0) }
-            .filter { !FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) || !isDirectory.boolValue }
         guard !files.isEmpty else { throw CommandFailure(message: "no PNG or JPEG files in \(PrintableText.escaping(path))") }
         return files
+    }
+
+    /// The PNG and JPEG files of a folder (by extension; subfolders left out), sorted by name.
+    static func imageNames(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { FolderJob.extensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .filter { name in
+                var isDirectory: ObjCBool = false
+                let path = (folder as NSString).appendingPathComponent(name)
+                return !(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+            }
+            .sorted()
     }
 }

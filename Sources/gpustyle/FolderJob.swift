@@ -19,10 +19,7 @@ struct FolderJob {
     static let extensions: Set<String> = ["png", "jpg", "jpeg"]
 
     func run() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: input)
-            .filter { FolderJob.extensions.contains(($0 as NSString).pathExtension.lowercased()) }
-            .filter { !isFolder((input as NSString).appendingPathComponent($0)) }
-            .sorted()
+        let names = try InputFiles.imageNames(in: input)
         guard !names.isEmpty else { throw CommandFailure(message: "no PNG or JPEG files in \(input)") }
         let targets: [String]
         do {
@@ -36,7 +33,7 @@ struct FolderJob {
         try createOutputFolder()
         let stylizer = try options.makeStylizer()
         let progress = ProgressBar(total: names.count)
-        var failures = 0, internalFailures = 0
+        var failures = BatchFailures()
         for (index, name) in names.enumerated() {
             let source = (input as NSString).appendingPathComponent(name)
             let target = (output as NSString).appendingPathComponent(targets[index])
@@ -46,25 +43,13 @@ struct FolderJob {
                 try ImageIO.writePNG(try stylizer.stylize(consume image, mix: mix, strength: strength), to: target)
             } catch {
                 // One bad photo should not stop a batch; it is reported and counted.
-                failures += 1
-                let userError = Main.isUserError(error) || (error as? OutputError)?.isUserError == true
-                if !userError { internalFailures += 1 }
-                let text = "\(error)"
-                let line = text.hasPrefix(PrintableText.escaping(source)) || text.hasPrefix(PrintableText.escaping(target))
-                    ? text : "\(source): \(text)"
+                let line = failures.record(error, file: source, alsoNamed: [target])
                 progress.interrupt { Main.printError(line) }
             }
             progress.update(done: index + 1, label: PrintableText.escaping(name))
         }
         progress.finish()
-        if failures > 0 {
-            throw CommandFailure(message: "\(failures) of \(names.count) images failed", status: internalFailures > 0 ? 1 : 2)
-        }
-    }
-
-    private func isFolder(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        try failures.finish(total: names.count)
     }
 
     private func createOutputFolder() throws {
@@ -79,6 +64,29 @@ struct FolderJob {
             throw CommandFailure(message: "cannot create output folder \(output): \(error.localizedDescription)")
         }
         if options.verbose { printToStandardError("created output folder \(PrintableText.escaping(output))") }
+    }
+}
+
+/// The failures of a batch (a folder, several inputs): each is reported with its file's name and
+/// the batch goes on; at the end the exit status says some failed: 2 when all were bad inputs,
+/// 1 when one was a write or internal error.
+struct BatchFailures {
+    private(set) var count = 0
+    private var internalCount = 0
+
+    /// Counts `error` and returns its line for stderr, which names `file` unless the message
+    /// already starts with it or with one of `alsoNamed` (e.g. the output the error is about).
+    mutating func record(_ error: Error, file: String, alsoNamed: [String] = []) -> String {
+        count += 1
+        if !(Main.isUserError(error) || (error as? OutputError)?.isUserError == true) { internalCount += 1 }
+        let text = "\(error)"
+        return ([file] + alsoNamed).contains { text.hasPrefix(PrintableText.escaping($0)) } ? text : "\(file): \(text)"
+    }
+
+    /// Throws the summary ("2 of 9 images failed") when anything failed.
+    func finish(total: Int) throws {
+        guard count > 0 else { return }
+        throw CommandFailure(message: "\(count) of \(total) images failed", status: internalCount > 0 ? 1 : 2)
     }
 }
 

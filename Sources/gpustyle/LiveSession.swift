@@ -187,25 +187,10 @@ extension LiveSession {
         } catch {
             throw CommandFailure(message: "\(error)")
         }
-        let model: ModelFile
-        do {
-            model = try command.model.map { try ModelLibrary.load(path: $0, labels: command.labels) }
-                ?? ModelLibrary.builtin(ModelLibrary.defaultClassifier)
-        } catch {
-            // A user's file is the user's error; a binary without its model is ours.
-            throw CommandFailure(message: command.model == nil ? "the scene classifier: \(error)" : "\(error)",
-                                 status: command.model == nil ? 1 : 2)
-        }
-        let choice = try command.deviceOptions.choice.choose(convolutions: [])
-        let classifier: ImageClassifier
-        do {
-            classifier = try ImageClassifier(model: model, backend: choice.backend)
-        } catch {
-            throw CommandFailure(message: "\(command.model ?? model.metadata.name): \(error)")
-        }
+        let classifier = try ClassifierSetup.make(model: command.model, labels: command.labels, device: command.deviceOptions.choice)
         var classifyOptions = LiveClassificationOptions()
         classifyOptions.lockstep = options.lockstep
-        return .classify(LiveClassification(options: classifyOptions, renderer: renderer, classifier: classifier), backend: choice.backend)
+        return .classify(LiveClassification(options: classifyOptions, renderer: renderer, classifier: classifier), backend: classifier.backend)
     }
 
     /// The colour conversion runs where the network does: the GLSL kernel on its own Vulkan
