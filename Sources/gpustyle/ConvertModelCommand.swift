@@ -63,7 +63,8 @@ struct ConvertModelCommand: ParsableCommand {
         let data = try model.serialized()
         try OutputPath(output).write(data)
         let weights = model.graph.constants.values.reduce(0) { $0 + $1.count }
-        try StandardOutput.print("\(PrintableText.escaping(output)): \(model.graph.nodes.count) nodes, \(weights) weights "
-                                 + "(\(model.halfConstants.count) constants in float16), \(ByteCount.decimal(data.count))")
+        // On stderr: the output may be stdout itself (`-`), which carries the model alone.
+        printToStandardError("\(PrintableText.escaping(output)): \(model.graph.nodes.count) nodes, \(weights) weights "
+                             + "(\(model.halfConstants.count) constants in float16), \(ByteCount.decimal(data.count))")
     }
 }
