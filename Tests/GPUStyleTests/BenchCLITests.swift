@@ -16,6 +16,26 @@ final class BenchCLITests: XCTestCase {
         XCTAssertTrue(rows.allSatisfy { ($0["median_ms"] as? Double ?? 0) > 0 })
     }
 
+    /// `bench --classify` (tools/bench_classify.py reads its row) and `profile --network classify`.
+    func testClassifierRowsAndProfile() throws {
+        let bench = try TestProcess.gpustyle(["bench", "--no-network", "--no-rectangles", "--classify", "--device", "cpu",
+                                              "--runs", "1", "--json"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: bench.stdout) as? [String: Any])
+        let rows = try XCTUnwrap(object["rectangles"] as? [[String: Any]])
+        XCTAssertEqual(rows.map { "\($0["work"]!) \($0["size"]!) \($0["path"]!)" }, ["classify 224x224 cpu"])
+        XCTAssertGreaterThan(rows[0]["median_ms"] as? Double ?? 0, 0)
+
+        let profile = try TestProcess.gpustyle(["profile", "--network", "classify", "--device", "cpu", "--runs", "1",
+                                                "--skip-limits", "--json"])
+        XCTAssertEqual(profile.status, 0, profile.stderr)
+        let report = try XCTUnwrap(((try JSONSerialization.jsonObject(with: profile.stdout) as? [String: Any])?["reports"]
+                                    as? [[String: Any]])?.first)
+        let steps = try XCTUnwrap(report["steps"] as? [[String: Any]])
+        XCTAssertEqual(steps.count, 65, "MobileNetV2's lowered plan, one row per step")
+        XCTAssertEqual(steps.filter { ($0["kind"] as? String)?.hasPrefix("conv2d depthwise") == true }.count, 17)
+    }
+
     func testNoNetworkWithNoRectanglesIsAUsageError() throws {
         let result = try TestProcess.gpustyle(["bench", "--no-network", "--no-rectangles"])
         XCTAssertEqual(result.status, 2, result.stderr)
