@@ -78,7 +78,7 @@ struct ProfileCommand: ParsableCommand {
         switch network {
         case .style:
             let (w, h) = try parsedSize()
-            plan = ExecutionPlan(height: (h + 3) / 4 * 4, width: (w + 3) / 4 * 4)
+            plan = try model.plan(height: (h + 3) / 4 * 4, width: (w + 3) / 4 * 4)
             inputs = [.input: Self.input(plan)]
             parameters = model.normParameters(for: try StyleMix(style: style))
         case .classify:

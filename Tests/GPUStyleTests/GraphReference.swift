@@ -12,12 +12,13 @@ enum GraphReference {
         subscript(c: Int, y: Int, x: Int) -> Float { values[(c * shape.height + y) * shape.width + x] }
     }
 
-    static func run(_ graph: NetworkGraph, input: Tensor) throws -> Tensor {
+    /// `mix`: the style weights conditional instance norms mix their γ and β rows by.
+    static func run(_ graph: NetworkGraph, input: Tensor, mix: [Float] = []) throws -> Tensor {
         var tensors = [Tensor?](repeating: nil, count: graph.tensorCount)
         tensors[graph.input] = input
         for node in graph.nodes {
             let xs = node.inputs.map { tensors[$0]! }
-            tensors[node.output] = try evaluate(node.operation, xs, graph.constants)
+            tensors[node.output] = try evaluate(node.operation, xs, graph.constants, mix: mix)
         }
         return tensors[graph.output]!
     }
@@ -71,7 +72,7 @@ enum GraphReference {
         return Tensor(shape: Shape(channels: c.outputChannels, height: h, width: w), values: out)
     }
 
-    static func evaluate(_ op: NetworkGraph.Operation, _ xs: [Tensor], _ k: ModelConstants) throws -> Tensor {
+    static func evaluate(_ op: NetworkGraph.Operation, _ xs: [Tensor], _ k: ModelConstants, mix: [Float] = []) throws -> Tensor {
         let t = xs[0], s = t.shape
         func map(_ shape: Shape, _ f: (Int, Int, Int) -> Float) -> Tensor {
             var values: [Float] = []
@@ -153,6 +154,26 @@ enum GraphReference {
             return map(Shape(channels: s.channels, height: s.height + p.top + p.bottom, width: s.width + p.left + p.right)) { c, y, x in
                 padded(t, c, y - p.top, x - p.left, mode)
             }
+        case .instanceNorm(let n):
+            // Two passes in Double: the mean, then the biased variance about it.
+            let count = Double(s.height * s.width)
+            var scales: [Double] = [], shifts: [Double] = []
+            for c in 0..<s.channels {
+                var sum = 0.0
+                for y in 0..<s.height { for x in 0..<s.width { sum += Double(t[c, y, x]) } }
+                let mean = sum / count
+                var squares = 0.0
+                for y in 0..<s.height { for x in 0..<s.width { squares += (Double(t[c, y, x]) - mean) * (Double(t[c, y, x]) - mean) } }
+                var gamma = 0.0, beta = 0.0
+                for (style, weight) in mix.enumerated() {
+                    gamma += Double(weight) * Double(k[n.gamma][style * s.channels + c])
+                    beta += Double(weight) * Double(k[n.beta][style * s.channels + c])
+                }
+                let scale = gamma / (squares / count + Double(StyleNetwork.instanceNormEpsilon)).squareRoot()
+                scales.append(scale)
+                shifts.append(beta - mean * scale)
+            }
+            return map(s) { c, y, x in activate(Float(Double(t[c, y, x]) * scales[c] + shifts[c]), n.activation, channel: c, k) }
         }
     }
 }

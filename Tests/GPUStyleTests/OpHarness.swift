@@ -116,7 +116,7 @@ enum OpHarness {
     /// The whole network on a backend for a multiple-of-4 size; input and output dense [3][H][W].
     static func runNetwork(_ backend: NetworkBackend, _ input: [Float], height: Int, width: Int, mix: StyleMix,
                            model: StyleModel) throws -> [Float] {
-        let plan = ExecutionPlan(height: height, width: width)
+        let plan = try model.plan(height: height, width: width)
         let output = try backend.run(plan, inputs: [.input: planar(input, plan.inputShape)],
                                      normParameters: model.normParameters(for: mix))
         return dense(output, plan.outputShape)

@@ -30,7 +30,7 @@ final class ProfileTests: XCTestCase {
     func testCPUStepTimesSumToRunTotal() throws {
         let model = try Self.model.get()
         let backend = CPUBackend(weights: model.convolutions)
-        let plan = ExecutionPlan(height: 256, width: 256)
+        let plan = try Self.model.get().plan(height: 256, width: 256)
         let runs = try Profiler.profile(backend, plan: plan, inputs: inputs(plan),
                                         normParameters: model.normParameters(for: StyleMix(style: 1)), runs: 5)
         XCTAssertEqual(runs.count, 5)
@@ -48,7 +48,7 @@ final class ProfileTests: XCTestCase {
         let model = try Self.model.get()
         let backend = try VulkanBackend(context: context, weights: model.convolutions)
         XCTAssertFalse(backend.profiling)
-        let plan = ExecutionPlan(height: 256, width: 256)
+        let plan = try Self.model.get().plan(height: 256, width: 256)
         let parameters = model.normParameters(for: try StyleMix(style: 1))
         let reference = try backend.run(plan, inputs: inputs(plan), normParameters: parameters)
         XCTAssertNil(backend.lastTimings, "no timestamps unless profiling")
@@ -90,7 +90,7 @@ final class ProfileTests: XCTestCase {
     func testTraceIsChromeTraceJSON() throws {
         let model = try Self.model.get()
         let backend = CPUBackend(weights: model.convolutions)
-        let plan = ExecutionPlan(height: 64, width: 64)
+        let plan = try Self.model.get().plan(height: 64, width: 64)
         let runs = try Profiler.profile(backend, plan: plan, inputs: inputs(plan),
                                         normParameters: model.normParameters(for: StyleMix(style: 0)), runs: 1)
         var trace = ChromeTrace()
@@ -129,11 +129,11 @@ final class ProfileTests: XCTestCase {
         let result = try TestProcess.gpustyle(["profile", "--device", "cpu", "--size", "64x64", "--runs", "2",
                                                "--skip-limits", "--json", "--trace", trace])
         XCTAssertEqual(result.status, 0, result.stderr)
-        try Self.checkTrace(at: trace, expectedEvents: ExecutionPlan(height: 64, width: 64).steps.count)
+        try Self.checkTrace(at: trace, expectedEvents: try Self.model.get().plan(height: 64, width: 64).steps.count)
         let report = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
         let reports = try XCTUnwrap(report?["reports"] as? [[String: Any]])
         XCTAssertEqual(reports.first?["path"] as? String, "cpu")
-        XCTAssertEqual((reports.first?["steps"] as? [Any])?.count, ExecutionPlan(height: 64, width: 64).steps.count)
+        XCTAssertEqual((reports.first?["steps"] as? [Any])?.count, try Self.model.get().plan(height: 64, width: 64).steps.count)
         // No temp files left beside the trace.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["trace.json"])
     }

@@ -77,7 +77,7 @@ final class TiledStylizerTests: XCTestCase {
     func testTheBudgetPicksWholeImageOrTiles() throws {
         // 3 MP: ~1.4 GB as a whole-image plan, ~100 MB in tiles.
         let image = Image(width: 2000, height: 1500, rgb: [Float](repeating: Float(128) / 255, count: 3 * 2000 * 1500))
-        let plan = ExecutionPlan(height: 1500, width: 2000)
+        let plan = try StyleModel.bundled().plan(height: 1500, width: 2000)
         XCTAssertNil(try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: 2 << 30), "fits whole")
         let roomy = try XCTUnwrap(try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: 1 << 30))
         XCTAssertTrue(roomy.keepsContraction)

@@ -104,7 +104,7 @@ final class VulkanFp16Tests: VulkanTestCase {
             .split(separator: ",").map { $0.split(separator: "x").map { Int($0)! } }
         for size in sizes {
             let (height, width) = (size[0], size[1])
-            let plan = ExecutionPlan(height: height, width: width)
+            let plan = try Self.model.get().plan(height: height, width: width)
             let input = VulkanTesting.random(plan.inputShape.floatCount, seed: 5, range: 0...1)
             let parameters = try Self.model.get().normParameters(for: StyleMix(style: 0))
             for fp16 in [false, true] {

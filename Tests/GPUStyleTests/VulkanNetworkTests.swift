@@ -64,7 +64,7 @@ final class VulkanNetworkTests: VulkanTestCase {
     /// place) and norms run in channel chunks.
     func testFullHD() throws {
         let (height, width) = (1080, 1920)
-        let plan = ExecutionPlan(height: height, width: width)
+        let plan = try Self.model.get().plan(height: height, width: width)
         XCTAssertGreaterThan(plan.bufferFloats.values.max()! * 4, context.info.maxStorageBufferRange,
                              "the test must exercise chunking")
         // A smooth synthetic photo, so statistics resemble a real image's.
@@ -150,7 +150,7 @@ final class VulkanNetworkTests: VulkanTestCase {
             .split(separator: ",").map { $0.split(separator: "x").map { Int($0)! } }
         for size in sizes {
             let (height, width) = (size[0], size[1])
-            let plan = ExecutionPlan(height: height, width: width)
+            let plan = try Self.model.get().plan(height: height, width: width)
             let input = [Float](repeating: 0.5, count: plan.inputShape.floatCount)
             let parameters = try Self.model.get().normParameters(for: StyleMix(style: 0))
             _ = try backend.run(plan, inputs: [.input: input], normParameters: parameters)  // compiles shaders

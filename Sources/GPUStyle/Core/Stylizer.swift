@@ -37,7 +37,7 @@ public final class Stylizer {
         try Stylizer.validate(width: image.width, height: image.height)
         let height = roundUp(image.height, StyleNetwork.sizeMultiple)
         let width = roundUp(image.width, StyleNetwork.sizeMultiple)
-        let plan = self.plan(height: height, width: width)
+        let plan = try self.plan(height: height, width: width)
         lastLayout = nil
         if let memoryBudget, let layout = try TilingLayout.choose(for: image, plan: plan, strength: strength, budget: memoryBudget,
                                                                   device: backend.deviceLimits) {
@@ -55,9 +55,9 @@ public final class Stylizer {
         return try TiledStylizer(backend: backend, model: model, layout: layout).stylize(consume image, mix: mix, strength: strength)
     }
 
-    private func plan(height: Int, width: Int) -> ExecutionPlan {
+    private func plan(height: Int, width: Int) throws -> ExecutionPlan {
         if let plan = cachedPlan, plan.inputShape.height == height, plan.inputShape.width == width { return plan }
-        let plan = ExecutionPlan(height: height, width: width)
+        let plan = try model.plan(height: height, width: width)
         cachedPlan = plan
         return plan
     }

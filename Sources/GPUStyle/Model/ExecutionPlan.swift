@@ -254,52 +254,6 @@ public struct ExecutionPlan: Sendable {
 
     /// Per-layer parameter tables (γβ in, scale/shift out) hold this many floats per layer.
     public static var parametersPerLayer: Int { 2 * StyleNetwork.maxChannels }
-
-    /// Builds the plan for an input of `height` x `width` (both multiples of 4).
-    public init(height: Int, width: Int) {
-        precondition(height % StyleNetwork.sizeMultiple == 0 && width % StyleNetwork.sizeMultiple == 0)
-        var steps: [Step] = []
-        var sizes: [Buffer: Int] = [:]
-        func use(_ buffer: Buffer, _ floats: Int) { sizes[buffer] = max(sizes[buffer] ?? 0, floats) }
-
-        inputShape = DenseShape(channels: 3, height: height, width: width)
-        use(.input, inputShape.floatCount)
-        var current = Buffer.input
-        var shape = inputShape
-        var blockInput: Buffer? = nil
-
-        for (index, layer) in StyleNetwork.layers.enumerated() {
-            let pad = Pad(source: current, destination: .padded, sourceShape: shape, upsample: layer.upsample,
-                          padding: layer.padding, split: layer.stride == 2)
-            use(.padded, pad.floatCount)
-            steps.append(.pad(pad))
-
-            let probe = Convolution(layer: index, input: pad, destination: .a, outputChannels: layer.outputChannels,
-                                          kernel: layer.kernel, stride: layer.stride)
-            let outShape = probe.outputShape
-            let isBlockStart = layer.name.hasPrefix("res.") && !layer.closesResidualBlock
-            if isBlockStart { blockInput = current }
-            let busy: Set<Buffer> = [current, blockInput].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
-            let destination = [Buffer.a, .b, .c].first { !busy.contains($0) }!
-            use(destination, outShape.floatCount)
-
-            let convolution = Convolution(layer: index, input: pad, destination: destination, outputChannels: layer.outputChannels,
-                                      kernel: layer.kernel, stride: layer.stride)
-            steps.append(.convolution(convolution))
-            steps.append(.normStatistics(NormStatistics(layer: index, source: destination, shape: outShape)))
-            steps.append(.normApply(NormApply(layer: index, source: destination, destination: destination, shape: outShape,
-                                              activation: layer.activation,
-                                              residual: layer.closesResidualBlock ? blockInput : nil)))
-            if layer.closesResidualBlock { blockInput = nil }
-            current = destination
-            shape = outShape
-        }
-        self.steps = steps
-        self.output = current
-        self.outputShape = shape
-        self.bufferFloats = sizes
-        self.constants = nil
-    }
 }
 
 extension ExecutionPlan {

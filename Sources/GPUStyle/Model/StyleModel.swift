@@ -7,6 +7,8 @@ public final class StyleModel: Sendable {
     /// Per layer, [26][Cout] each.
     public let gamma: [[Float]]
     public let beta: [[Float]]
+    /// The network with these weights (`StyleNetwork.graph`).
+    public let graph: NetworkGraph
 
     /// The network bundled in the binary (`Weights/multistyle26.gpsw`).
     public static func bundled() throws -> StyleModel {
@@ -34,24 +36,20 @@ public final class StyleModel: Sendable {
         convolutionWeights = w
         gamma = g
         beta = b
+        let names = StyleNetwork.layers.map { "\($0.name).w" } + StyleNetwork.layers.map { "\($0.name).norm.gamma" }
+            + StyleNetwork.layers.map { "\($0.name).norm.beta" }
+        graph = StyleNetwork.graph(constants: ModelConstants(values: w + g + b, names: names))
+    }
+
+    /// The plan for an input of `height` x `width`: `graph` lowered by `GraphLowering`.
+    /// Throws for a size the network cannot take (reflection padding larger than a map).
+    public func plan(height: Int, width: Int) throws -> ExecutionPlan {
+        try GraphLowering.lower(graph, input: .init(channels: 3, height: height, width: width))
     }
 
     /// γ and β of every layer for a style mix, laid out [layer][γ (maxChannels), β (maxChannels)]
     /// as the plan's normalisation steps expect.
     public func normParameters(for mix: StyleMix) -> [Float] {
-        let stride = 2 * StyleNetwork.maxChannels
-        var table = [Float](repeating: 0, count: StyleNetwork.layers.count * stride)
-        for (index, layer) in StyleNetwork.layers.enumerated() {
-            for c in 0..<layer.outputChannels {
-                var g: Float = 0, b: Float = 0
-                for (style, weight) in mix.weights.enumerated() where weight != 0 {
-                    g += weight * gamma[index][style * layer.outputChannels + c]
-                    b += weight * beta[index][style * layer.outputChannels + c]
-                }
-                table[index * stride + c] = g
-                table[index * stride + StyleNetwork.maxChannels + c] = b
-            }
-        }
-        return table
+        graph.instanceNormParameters(mix: mix.weights)
     }
 }

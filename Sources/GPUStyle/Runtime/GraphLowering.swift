@@ -7,6 +7,9 @@
 ///    concat is one `Copy` per input into its channel slice;
 /// 3. every intermediate tensor gets an offset in one pool by liveness (`BufferPlanner`):
 ///    two tensors share floats only if no step needs both.
+///
+/// Networks with instance norm (the style network) are lowered block by block onto the style
+/// kernels instead (`NormalizedBlockLowering.swift`).
 public enum GraphLowering {
     /// Pool offsets are multiples of this many floats (256 bytes: any Vulkan
     /// `minStorageBufferOffsetAlignment`), so each tensor can be bound on its own.
@@ -16,6 +19,7 @@ public enum GraphLowering {
         let graph = fusingActivations(graph)
         let shapes = try graph.shapes(input: shape)
         guard graph.output != graph.input else { throw GraphError("the graph's output is its input") }
+        if containsInstanceNorm(graph) { return try lowerNormalizedBlocks(graph, input: shape, shapes: shapes) }
 
         // Tensors: the graph's, then temporaries made here (reflect padding).
         var tensorShapes = shapes
@@ -92,6 +96,8 @@ public enum GraphLowering {
                 }
             case .pad(let p, let mode):
                 add(reads: [x], writes: out) { r in .pad2d(.init(input: r[x], output: r[out], padding: p, mode: mode)) }
+            case .instanceNorm:
+                preconditionFailure("graphs with instance norm are lowered by lowerNormalizedBlocks")
             }
         }
 
@@ -150,6 +156,9 @@ public enum GraphLowering {
                 nodes[source].operation = .convolution(c)
             case .add(let a) where a == .identity:
                 nodes[source].operation = .add(f)
+            case .instanceNorm(var n) where n.activation == .identity:
+                n.activation = f
+                nodes[source].operation = .instanceNorm(n)
             default:
                 continue
             }

@@ -110,6 +110,28 @@ public struct NetworkGraph: Sendable {
         }
     }
 
+    /// Conditional instance normalisation (Dumoulin et al., "A Learned Representation for
+    /// Artistic Style", 2017): per channel over the map, y = activation(γ (x − mean) /
+    /// sqrt(var + ε) + β) with the biased variance and ε = `StyleNetwork.instanceNormEpsilon`.
+    /// γ and β are chosen at run time: the caller's mix of the `styles` rows of `gamma` and
+    /// `beta` (constants of [styles][C]; `NetworkGraph.instanceNormParameters(mix:)`).
+    public struct InstanceNorm: Sendable, Equatable, Codable {
+        public var gamma: Int
+        public var beta: Int
+        public var styles: Int
+        public var activation: ActivationFunction
+        public init(gamma: Int, beta: Int, styles: Int, activation: ActivationFunction = .identity) {
+            self.gamma = gamma
+            self.beta = beta
+            self.styles = styles
+            self.activation = activation
+        }
+        /// The kernels' per-layer parameter tables hold this many channels.
+        public static var maxChannels: Int { StyleNetwork.maxChannels }
+        /// The activations the normalisation kernels apply (`norm_apply.comp`, `gs_affine_activation`).
+        public static let activations: Set<Activation> = [.identity, .relu, .sigmoid]
+    }
+
     public enum ResizeMode: UInt32, Sendable, Codable {
         /// Source pixel floor(y / scale) (ONNX nearest, asymmetric, floor).
         case nearest = 0
@@ -138,6 +160,8 @@ public struct NetworkGraph: Sendable {
         case resize(ResizeMode, scale: Int)
         /// Explicit padding as its own step (reflect padding before a convolution is lowered so).
         case pad(Padding, PaddingMode)
+        /// inputs [x]
+        case instanceNorm(InstanceNorm)
 
         public var name: String {
             switch self {
@@ -153,6 +177,7 @@ public struct NetworkGraph: Sendable {
             case .concat: "concat"
             case .resize(let mode, _): "resize (\(mode))"
             case .pad: "pad"
+            case .instanceNorm: "instance_norm"
             }
         }
     }
@@ -312,6 +337,19 @@ extension NetworkGraph {
                     throw fail("reflection padding is not smaller than the \(x) input")
                 }
                 out = Shape(channels: x.channels, height: x.height + p.top + p.bottom, width: x.width + p.left + p.right)
+            case .instanceNorm(let n):
+                try arity(1)
+                let channels = inputs[0].channels
+                guard channels <= InstanceNorm.maxChannels else {
+                    throw fail("normalises \(channels) channels; the kernels' parameter tables hold \(InstanceNorm.maxChannels)")
+                }
+                guard n.styles >= 1 else { throw fail("\(n.styles) styles") }
+                guard InstanceNorm.activations.contains(n.activation.kind) else {
+                    throw fail("applies \(n.activation.kind); instance norm applies identity, relu or sigmoid")
+                }
+                try constant(n.gamma, "gamma", count: n.styles * channels)
+                try constant(n.beta, "beta", count: n.styles * channels)
+                out = inputs[0]
             }
             guard out.elementCount > 0 else { throw fail("makes an empty \(out) tensor") }
             shapes[node.output] = out
