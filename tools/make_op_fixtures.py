@@ -29,8 +29,8 @@ conv_<name>.gpsw  -- reflection pad + unpadded convolution, no bias (ExecutionPl
         k9_2_3         (2, 3, 9, 1, 0, 10, 9)     padding 4 close to the side
         res_k3         (32, 32, 3, 1, 0, 32, 32)  like res.i.j
 
-norm_<name>.gpsw  -- conditional instance norm with an already mixed gamma/beta
-                     (ExecutionPlan.NormStatistics + NormApply)
+instance_norm_<name>.gpsw  -- conditional instance norm with an already mixed gamma/beta
+                     (ExecutionPlan.InstanceNormStatistics + InstanceNormApply)
     input    [C, H, W]  uniform in [-1, 1] * scale_c + offset_c, scale in [0.2, 4],
                         |offset| in [1, 3] (per channel, so the mean is far from 0)
     gamma    [C], beta [C]
@@ -160,7 +160,7 @@ def main():
     for i, (name, *params) in enumerate(CONV_CASES):
         files.append(("conv_%s.gpsw" % name, conv_case(np.random.default_rng(1000 + i), *params)))
     for i, (name, *params) in enumerate(NORM_CASES):
-        files.append(("norm_%s.gpsw" % name, norm_case(np.random.default_rng(2000 + i), *params)))
+        files.append(("instance_norm_%s.gpsw" % name, norm_case(np.random.default_rng(2000 + i), *params)))
     for i, (name, *params) in enumerate(PAD_CASES):
         files.append(("pad_%s.gpsw" % name, pad_case(np.random.default_rng(3000 + i), *params)))
     total = 0

@@ -1,4 +1,4 @@
-// Max pooling of the lowered graph steps (the global average is gs_shifted_moments' sum).
+// Max pooling of the lowered graph steps (the global average is gs_instance_norm_moments' sum).
 #include "ckernels.h"
 #include <math.h>
 #include <stdlib.h>

@@ -78,10 +78,10 @@ enum OpHarness {
                      backend makeBackend: BackendFactory) throws -> [Float] {
         let input = fixture["input"]!
         let s = shape(input)
-        let stats = ExecutionPlan.NormStatistics(layer: 0, source: .a, shape: s)
-        let apply = ExecutionPlan.NormApply(layer: 0, source: .a, destination: .c, shape: s, activation: activation,
+        let stats = ExecutionPlan.InstanceNormStatistics(layer: 0, source: .a, shape: s)
+        let apply = ExecutionPlan.InstanceNormApply(layer: 0, source: .a, destination: .c, shape: s, activation: activation,
                                             residual: residual ? .b : nil)
-        let plan = ExecutionPlan(steps: [.normStatistics(stats), .normApply(apply)],
+        let plan = ExecutionPlan(steps: [.instanceNormStatistics(stats), .instanceNormApply(apply)],
                                  bufferFloats: [.a: s.floatCount, .b: s.floatCount, .c: s.floatCount],
                                  inputShape: s, output: .c, outputShape: s)
         let backend = try makeBackend([])

@@ -33,8 +33,8 @@ final class StyleGraphTests: XCTestCase {
                                                outputChannels: layer.outputChannels, kernel: layer.kernel, stride: layer.stride)
             use(destination, convolution.outputShape.floatCount)
             steps.append(.convolution(convolution))
-            steps.append(.normStatistics(.init(layer: index, source: destination, shape: convolution.outputShape)))
-            steps.append(.normApply(.init(layer: index, source: destination, destination: destination,
+            steps.append(.instanceNormStatistics(.init(layer: index, source: destination, shape: convolution.outputShape)))
+            steps.append(.instanceNormApply(.init(layer: index, source: destination, destination: destination,
                                           shape: convolution.outputShape, activation: layer.activation,
                                           residual: layer.closesResidualBlock ? blockInput : nil)))
             if layer.closesResidualBlock { blockInput = nil }
@@ -61,8 +61,8 @@ final class StyleGraphTests: XCTestCase {
 
     func testResidualBlocksReadTheirInputFromAnUntouchedSlot() throws {
         let plan = try Self.model.get().plan(height: 64, width: 64)
-        let applies = plan.steps.compactMap { step -> ExecutionPlan.NormApply? in
-            if case .normApply(let apply) = step { apply } else { nil }
+        let applies = plan.steps.compactMap { step -> ExecutionPlan.InstanceNormApply? in
+            if case .instanceNormApply(let apply) = step { apply } else { nil }
         }
         XCTAssertEqual(applies.compactMap(\.residual).count, 6, "six residual blocks")
         for apply in applies { XCTAssertNotEqual(apply.residual, apply.destination) }

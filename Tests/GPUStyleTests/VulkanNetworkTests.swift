@@ -112,7 +112,7 @@ final class VulkanNetworkTests: VulkanTestCase {
 
         // 2. The first two layers (chunked pads, stride-2 conv summing three input chunks, norms
         //    over 2 million pixels) against the CPU backend at op tolerance.
-        guard case .normApply(let norm1) = plan.steps[7] else { return XCTFail("unexpected plan") }
+        guard case .instanceNormApply(let norm1) = plan.steps[7] else { return XCTFail("unexpected plan") }
         let prefix = ExecutionPlan(steps: Array(plan.steps.prefix(8)), bufferFloats: plan.bufferFloats,
                                    inputShape: plan.inputShape, output: norm1.destination, outputShape: norm1.shape)
         VulkanTesting.assertClose(try backend.run(prefix, inputs: [.input: dense], normParameters: parameters),

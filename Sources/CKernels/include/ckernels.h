@@ -27,11 +27,11 @@ void gs_gather_row(const float *src, const int32_t *columns, int count, float *d
 
 /// Sum and sum of squares of (x - shift) over n floats, accumulated in float vectors over
 /// short runs and combined in double.
-void gs_shifted_moments(const float *x, int64_t n, float shift, double *sum, double *squares);
+void gs_instance_norm_moments(const float *x, int64_t n, float shift, double *sum, double *squares);
 
 /// y = act(x * scale + shift) (+ residual[i] when residual is not NULL), act 0 = identity,
 /// 1 = relu, 2 = sigmoid. In place (y == x) is allowed.
-void gs_affine_activation(const float *x, int64_t n, float scale, float shift, int activation,
+void gs_instance_norm_apply(const float *x, int64_t n, float scale, float shift, int activation,
                           const float *residual, float *y);
 
 /// Bilinear perspective warp, clamp to border, of `planes` planar float images (src_width x

@@ -82,12 +82,12 @@ public final class CPUBackend: NetworkBackend {
             ReflectPad.run(pad, source: storage[pad.source]!, destination: storage[pad.destination]!)
         case .convolution(let conv):
             convolutions[conv.layer].run(conv, input: storage[conv.input.destination]!, output: storage[conv.destination]!)
-        case .normStatistics(let stats):
+        case .instanceNormStatistics(let stats):
             InstanceNorm.statistics(stats, source: storage[stats.source]!, parameters: parameters, affine: affine)
-        case .normApply(let apply):
+        case .instanceNormApply(let apply):
             InstanceNorm.apply(apply, source: storage[apply.source]!, destination: storage[apply.destination]!,
                                residual: apply.residual.map { UnsafePointer(storage[$0]!) }, affine: affine)
-        case .normMoments(let moments):
+        case .instanceNormMoments(let moments):
             InstanceNorm.moments(moments, source: storage[moments.source]!, destination: storage[moments.destination]!)
         case .activation(let s): GraphActivation.run(s, graph)
         case .add(let s): GraphActivation.run(s, graph)

@@ -15,7 +15,7 @@ enum GraphPool {
             for c in channels {
                 let base = x + c * plane
                 var sum = 0.0, squares = 0.0
-                gs_shifted_moments(base, Int64(plane), base[0], &sum, &squares)
+                gs_instance_norm_moments(base, Int64(plane), base[0], &sum, &squares)
                 y[c] = Float(Double(base[0]) + sum / Double(plane))
             }
         }

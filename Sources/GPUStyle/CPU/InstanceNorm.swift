@@ -1,12 +1,12 @@
 import CKernels
 
-/// CPU kernels of `ExecutionPlan.NormStatistics` and `ExecutionPlan.NormApply`.
+/// CPU kernels of `ExecutionPlan.InstanceNormStatistics` and `ExecutionPlan.InstanceNormApply`.
 enum InstanceNorm {
     /// Per channel (scale, shift) from mean and biased variance over the plane. Sums are taken
     /// relative to the plane's first value in float vectors over short runs, then combined in
     /// double: single-pass, yet free of the cancellation that plain E[x²] − E[x]² suffers
     /// when the mean is large against the spread.
-    static func statistics(_ step: ExecutionPlan.NormStatistics, source: UnsafePointer<Float>,
+    static func statistics(_ step: ExecutionPlan.InstanceNormStatistics, source: UnsafePointer<Float>,
                            parameters: UnsafePointer<Float>, affine: UnsafeMutablePointer<Float>) {
         let shape = step.shape
         let count = shape.height * shape.width
@@ -24,7 +24,7 @@ enum InstanceNorm {
     }
 
     /// Per channel [mean, M2] of a tile's map, for `RunningMoments` to merge.
-    static func moments(_ step: ExecutionPlan.NormMoments, source: UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>) {
+    static func moments(_ step: ExecutionPlan.InstanceNormMoments, source: UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>) {
         let shape = step.shape
         let count = shape.height * shape.width
         ParallelFor.ranges(shape.channels) { channels in
@@ -39,13 +39,13 @@ enum InstanceNorm {
     static func moments(_ plane: UnsafePointer<Float>, _ count: Int) -> (mean: Double, variance: Double) {
         var sum = 0.0, squares = 0.0
         let shift = plane[0]
-        gs_shifted_moments(plane, Int64(count), shift, &sum, &squares)
+        gs_instance_norm_moments(plane, Int64(count), shift, &sum, &squares)
         let n = Double(count)
         let meanShifted = sum / n
         return (Double(shift) + meanShifted, max(0, squares / n - meanShifted * meanShifted))
     }
 
-    static func apply(_ step: ExecutionPlan.NormApply, source: UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
+    static func apply(_ step: ExecutionPlan.InstanceNormApply, source: UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
                       residual: UnsafePointer<Float>?, affine: UnsafePointer<Float>) {
         let shape = step.shape
         let count = shape.height * shape.width
@@ -60,7 +60,7 @@ enum InstanceNorm {
                 let scale = table[c], shift = table[StyleNetwork.maxChannels + c]
                 let offset = c * shape.planeStride
                 let src = source + offset, dst = destination + offset
-                gs_affine_activation(src + begin, Int64(end - begin), scale, shift, Int32(activation.rawValue),
+                gs_instance_norm_apply(src + begin, Int64(end - begin), scale, shift, Int32(activation.rawValue),
                                      residual.map { $0 + offset + begin }, dst + begin)
             }
         }

@@ -10,8 +10,8 @@ public protocol NetworkBackend: AnyObject {
     /// Runs the plan's steps. `inputs` gives the initial contents of some buffers (each at most
     /// `plan.bufferFloats[buffer]` floats long); the others start undefined. `normParameters` is
     /// the per-layer γ/β table (`ExecutionPlan.parametersPerLayer` floats per layer: γ at
-    /// [0, 32), β at [32, 64)), as `StyleModel.normParameters(for:)` builds it; `NormStatistics`
-    /// steps fold it into the scale/shift table that `NormApply` steps read. `affine`, when
+    /// [0, 32), β at [32, 64)), as `StyleModel.normParameters(for:)` builds it; `InstanceNormStatistics`
+    /// steps fold it into the scale/shift table that `InstanceNormApply` steps read. `affine`, when
     /// given, is that scale/shift table ready-made (same layout; tiled execution computes it
     /// from moments merged over the whole image). Returns the final contents of each buffer
     /// in `outputs` (`plan.bufferFloats[buffer]` floats each).

@@ -20,7 +20,7 @@ public struct ExecutionPlan: Sendable {
         case padded
         /// Activations; residual blocks need three live tensors at once.
         case a, b, c
-        /// Per-channel moments of one map (`NormMoments`): tiled execution reads them back.
+        /// Per-channel moments of one map (`InstanceNormMoments`): tiled execution reads them back.
         case moments
         /// A lowered graph's intermediate tensors, placed by liveness (`GraphLowering`).
         case pool
@@ -161,7 +161,7 @@ public struct ExecutionPlan: Sendable {
 
     /// Per-channel mean and biased variance over H x W (fp32), folded with the layer's mixed γ
     /// and β into `scale = γ / sqrt(var + 1e-5)` and `shift = β - mean * scale`.
-    public struct NormStatistics: Sendable {
+    public struct InstanceNormStatistics: Sendable {
         public let layer: Int
         public let source: Buffer
         public let shape: DenseShape
@@ -174,7 +174,7 @@ public struct ExecutionPlan: Sendable {
     }
 
     /// `y = activation(x * scale + shift) [+ residual]`, in place or not.
-    public struct NormApply: Sendable {
+    public struct InstanceNormApply: Sendable {
         public let layer: Int
         public let source: Buffer
         public let destination: Buffer
@@ -196,7 +196,7 @@ public struct ExecutionPlan: Sendable {
     /// `destination` as [mean, M2] pairs (fp32): tiled execution reads them back for each tile
     /// and merges them over the whole image in double (`RunningMoments`) before any tile is
     /// normalised.
-    public struct NormMoments: Sendable {
+    public struct InstanceNormMoments: Sendable {
         public let layer: Int
         public let source: Buffer
         public let destination: Buffer
@@ -214,9 +214,9 @@ public struct ExecutionPlan: Sendable {
     public enum Step: Sendable {
         case pad(Pad)
         case convolution(Convolution)
-        case normStatistics(NormStatistics)
-        case normApply(NormApply)
-        case normMoments(NormMoments)
+        case instanceNormStatistics(InstanceNormStatistics)
+        case instanceNormApply(InstanceNormApply)
+        case instanceNormMoments(InstanceNormMoments)
         // The ops of lowered graphs (`PlanSteps.swift`).
         case conv2d(Conv2D)
         case transposedConv2d(TransposedConv2D)

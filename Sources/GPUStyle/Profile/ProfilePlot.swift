@@ -66,8 +66,8 @@ public struct ProfilePlot {
         static let kinds: [(prefix: String, name: String, color: PlotCanvas.Color)] = [
             ("conv", "CONVOLUTION", PlotCanvas.Color(0.22, 0.45, 0.76)),
             ("pad", "PAD", PlotCanvas.Color(0.6, 0.6, 0.64)),
-            ("norm stats", "NORM STATS", PlotCanvas.Color(0.93, 0.56, 0.2)),
-            ("norm apply", "NORM APPLY", PlotCanvas.Color(0.36, 0.66, 0.36)),
+            ("instance_norm stats", "NORM STATS", PlotCanvas.Color(0.93, 0.56, 0.2)),
+            ("instance_norm apply", "NORM APPLY", PlotCanvas.Color(0.36, 0.66, 0.36)),
         ]
         static let other = PlotCanvas.Color(0.55, 0.4, 0.25)
         static func color(kind: String) -> PlotCanvas.Color {

@@ -1,6 +1,6 @@
 /// Work and traffic of one plan step, computed from its shapes (not measured).
 public struct StepCost: Sendable {
-    /// "pad", "pad+upsample", "conv 9x9", "conv 3x3/2", "norm stats", "norm apply".
+    /// "pad", "pad+upsample", "conv 9x9", "conv 3x3/2", "instance_norm stats", "instance_norm apply".
     public let kind: String
     /// Network layer name ("res.2.0"), or "input" for the pad that feeds layer 0 etc.
     public let layer: String
@@ -35,15 +35,15 @@ extension ExecutionPlan.Step {
             let kind = "conv \(conv.kernel)x\(conv.kernel)" + (conv.stride == 1 ? "" : "/\(conv.stride)")
             return StepCost(kind: kind, layer: layerName(conv.layer), flops: 2 * macs,
                             bytesRead: 4 * (input + weights), bytesWritten: 4 * elements(out))
-        case .normStatistics(let stats):
-            return StepCost(kind: "norm stats", layer: layerName(stats.layer), flops: 0,
+        case .instanceNormStatistics(let stats):
+            return StepCost(kind: "instance_norm stats", layer: layerName(stats.layer), flops: 0,
                             bytesRead: 4 * elements(stats.shape), bytesWritten: 4 * 2 * Double(stats.shape.channels))
-        case .normApply(let apply):
+        case .instanceNormApply(let apply):
             let n = elements(apply.shape)
-            return StepCost(kind: "norm apply", layer: layerName(apply.layer), flops: 0,
+            return StepCost(kind: "instance_norm apply", layer: layerName(apply.layer), flops: 0,
                             bytesRead: 4 * n * (apply.residual == nil ? 1 : 2), bytesWritten: 4 * n)
-        case .normMoments(let moments):
-            return StepCost(kind: "norm moments", layer: layerName(moments.layer), flops: 0,
+        case .instanceNormMoments(let moments):
+            return StepCost(kind: "instance_norm moments", layer: layerName(moments.layer), flops: 0,
                             bytesRead: 4 * elements(moments.shape), bytesWritten: 4 * Double(moments.floatCount))
         case .conv2d(let conv):
             let weights = Double(conv.output.channels * conv.input.channels / conv.groups * conv.kernelHeight * conv.kernelWidth)

@@ -128,7 +128,7 @@ public struct NetworkGraph: Sendable {
         }
         /// The kernels' per-layer parameter tables hold this many channels.
         public static var maxChannels: Int { StyleNetwork.maxChannels }
-        /// The activations the normalisation kernels apply (`norm_apply.comp`, `gs_affine_activation`).
+        /// The activations the normalisation kernels apply (`instance_norm_apply.comp`, `gs_instance_norm_apply`).
         public static let activations: Set<Activation> = [.identity, .relu, .sigmoid]
     }
 

@@ -5,7 +5,7 @@
 ///
 /// Each block becomes the four steps the style kernels run, with no tensor in between: `Pad`
 /// (the ×2 upsample folded into its reads; split columns for stride 2), `Convolution`,
-/// `NormStatistics`, and `NormApply` with the activation and the residual add fused. Block
+/// `InstanceNormStatistics`, and `InstanceNormApply` with the activation and the residual add fused. Block
 /// outputs live in the whole-buffer slots `.a`, `.b`, `.c`, assigned by liveness: a block takes
 /// the first slot no live tensor holds (a tensor is live from the block that makes it to the
 /// last block that reads it, both included, so a block never writes the slot it reads).
@@ -74,8 +74,8 @@ extension GraphLowering {
             let outputShape = convolution.outputShape
             use(destination, outputShape.floatCount)
             steps.append(.convolution(convolution))
-            steps.append(.normStatistics(.init(layer: block.row, source: destination, shape: outputShape)))
-            steps.append(.normApply(.init(layer: block.row, source: destination, destination: destination, shape: outputShape,
+            steps.append(.instanceNormStatistics(.init(layer: block.row, source: destination, shape: outputShape)))
+            steps.append(.instanceNormApply(.init(layer: block.row, source: destination, destination: destination, shape: outputShape,
                                           activation: block.norm.activation.kind, residual: block.residual.map { slot[$0]! })))
             slot[block.output] = destination
         }

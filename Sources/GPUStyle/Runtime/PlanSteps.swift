@@ -196,7 +196,7 @@ extension ExecutionPlan.Step {
     /// The regions a graph step reads, then the one it writes (nil for the style network's steps).
     public var graphRegions: (reads: [ExecutionPlan.Region], writes: ExecutionPlan.Region)? {
         switch self {
-        case .pad, .convolution, .normStatistics, .normApply, .normMoments: nil
+        case .pad, .convolution, .instanceNormStatistics, .instanceNormApply, .instanceNormMoments: nil
         case .conv2d(let s): ([s.input], s.output)
         case .transposedConv2d(let s): ([s.input], s.output)
         case .activation(let s): ([s.input], s.output)
@@ -216,9 +216,9 @@ extension ExecutionPlan.Step {
         switch self {
         case .pad: "pad"
         case .convolution: "convolution"
-        case .normStatistics: "norm_stats"
-        case .normApply: "norm_apply"
-        case .normMoments: "norm_moments"
+        case .instanceNormStatistics: "instance_norm_statistics"
+        case .instanceNormApply: "instance_norm_apply"
+        case .instanceNormMoments: "instance_norm_moments"
         case .conv2d(let s): s.isDepthwise ? "conv2d depthwise" : "conv2d"
         case .transposedConv2d: "transposed_conv2d"
         case .activation: "activation"

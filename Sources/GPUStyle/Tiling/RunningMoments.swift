@@ -1,5 +1,5 @@
 /// Per-channel mean and variance of a map seen tile by tile: each tile's [mean, M2] (from a
-/// `NormMoments` step) is merged in double with Chan, Golub and LeVeque's pairwise update
+/// `InstanceNormMoments` step) is merged in double with Chan, Golub and LeVeque's pairwise update
 /// ("Updating formulae and a pairwise algorithm for computing sample variances", 1979), so the
 /// whole-image statistics match one pass over the whole map without the cancellation of
 /// E[x²] − E[x]².
@@ -25,7 +25,7 @@ struct RunningMoments {
         count = total
     }
 
-    /// The layer's folded instance-norm affine, as `NormStatistics` computes it:
+    /// The layer's folded instance-norm affine, as `InstanceNormStatistics` computes it:
     /// scale = γ / sqrt(var + ε), shift = β − mean · scale (biased variance).
     func affine(gamma: ArraySlice<Float>, beta: ArraySlice<Float>) -> (scale: [Float], shift: [Float]) {
         var scale = [Float](repeating: 0, count: mean.count), shift = scale

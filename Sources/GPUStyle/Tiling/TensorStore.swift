@@ -262,10 +262,10 @@ final class TensorStore {
                 var residual: UnsafePointer<Float>? = nil
                 if let other {
                     for y in y0..<y1 { other.loadRow(c, y, 0, self.width, into: r + (y - y0) * self.width) }
-                    gs_affine_activation(r, Int64(count), otherScale[c], otherShift[c], 0, nil, r)
+                    gs_instance_norm_apply(r, Int64(count), otherScale[c], otherShift[c], 0, nil, r)
                     residual = UnsafePointer(r)
                 }
-                gs_affine_activation(x, Int64(count), scale[c], shift[c], Int32(activation.rawValue), residual, x)
+                gs_instance_norm_apply(x, Int64(count), scale[c], shift[c], Int32(activation.rawValue), residual, x)
                 self.save(x, rows: y1 - y0, columns: self.width, stride: self.width, channel: c, y: y0, x: 0)
             }
         }

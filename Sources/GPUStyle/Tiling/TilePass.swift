@@ -48,7 +48,7 @@ struct TilePass {
         let inputShape = ExecutionPlan.DenseShape(channels: inputChannels, height: inputRows.count, width: inputColumns.count)
         use(.input, inputShape.floatCount)
         if let norm = inputNorm {
-            steps.append(.normApply(.init(layer: norm.layer, source: .input, destination: .input, shape: inputShape,
+            steps.append(.instanceNormApply(.init(layer: norm.layer, source: .input, destination: .input, shape: inputShape,
                                           activation: norm.activation, residual: nil)))
         }
         var current = ExecutionPlan.Buffer.input, shape = inputShape
@@ -64,16 +64,16 @@ struct TilePass {
             use(destination, convolution.outputShape.floatCount)
             steps.append(.convolution(convolution))
             if index != lastLayer {
-                steps.append(.normApply(.init(layer: index, source: destination, destination: destination,
+                steps.append(.instanceNormApply(.init(layer: index, source: destination, destination: destination,
                                               shape: convolution.outputShape, activation: layer.activation, residual: nil)))
             }
             current = destination
             shape = convolution.outputShape
         }
         precondition(shape.height == rows.count && shape.width == columns.count, "tile geometry does not close")
-        let moments = ExecutionPlan.NormMoments(layer: lastLayer, source: current, shape: shape)
+        let moments = ExecutionPlan.InstanceNormMoments(layer: lastLayer, source: current, shape: shape)
         use(.moments, moments.floatCount)
-        steps.append(.normMoments(moments))
+        steps.append(.instanceNormMoments(moments))
         let plan = ExecutionPlan(steps: steps, bufferFloats: sizes, inputShape: inputShape, output: current, outputShape: shape)
         return Tile(plan: plan, rows: rows, columns: columns, inputRows: inputRows, inputColumns: inputColumns)
     }

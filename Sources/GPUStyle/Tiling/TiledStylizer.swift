@@ -166,7 +166,7 @@ final class TiledStylizer {
                 let c = item / chunksPerPlane
                 let begin = c * plane + (item % chunksPerPlane) * chunk, end = min(begin + chunk, (c + 1) * plane)
                 let values = rgb + begin
-                gs_affine_activation(values, Int64(end - begin), norm.scale[c], norm.shift[c], Int32(activation.rawValue), nil, values)
+                gs_instance_norm_apply(values, Int64(end - begin), norm.scale[c], norm.shift[c], Int32(activation.rawValue), nil, values)
                 if let original, keep != 0 {
                     original.load(begin, end - begin, into: originals)
                     for i in 0..<(end - begin) { values[i] = strength * values[i] + keep * originals[i] }

@@ -96,9 +96,9 @@ extension ExecutionPlan.Step {
         switch self {
         case .pad(let pad): max(pad.sourceShape.planeStride, pad.planeStride)
         case .convolution(let conv): max(conv.input.planeStride, conv.outputShape.planeStride)
-        case .normStatistics(let stats): stats.shape.planeStride
-        case .normApply(let apply): apply.shape.planeStride
-        case .normMoments(let moments): moments.shape.planeStride
+        case .instanceNormStatistics(let stats): stats.shape.planeStride
+        case .instanceNormApply(let apply): apply.shape.planeStride
+        case .instanceNormMoments(let moments): moments.shape.planeStride
         default: graphRegions.map { ($0.reads + [$0.writes]).map(\.planeStride).max()! } ?? 0
         }
     }

@@ -52,7 +52,7 @@ public final class VulkanBackend: NetworkBackend {
     func elementBytes(_ buffer: ExecutionPlan.Buffer) -> Int { halfBuffers.contains(buffer) ? 2 : 4 }
     func isHalf(_ buffer: ExecutionPlan.Buffer) -> Bool { halfBuffers.contains(buffer) }
 
-    /// With fp16 storage the plan's last step (a norm apply into `plan.output`) writes this
+    /// With fp16 storage the plan's last step (a instance_norm apply into `plan.output`) writes this
     /// fp32 buffer instead, which is what the run downloads.
     private var outputAllocation: VulkanBufferPool.Allocation?
     /// Index of the step redirected to `outputAllocation` during the current run.
@@ -185,7 +185,7 @@ public final class VulkanBackend: NetworkBackend {
             throw VulkanError.unsupported("norm parameter tables beyond \(Self.maxTableFloats / ExecutionPlan.parametersPerLayer) layers")
         }
         precondition(normParameters.count >= usedLayers * ExecutionPlan.parametersPerLayer
-                     || !plan.steps.contains { if case .normStatistics = $0 { true } else { false } },
+                     || !plan.steps.contains { if case .instanceNormStatistics = $0 { true } else { false } },
                      "normParameters does not cover every layer of the plan")
 
         // Device buffers (grow only when needed; freed blocks are returned to the system).
@@ -203,9 +203,9 @@ public final class VulkanBackend: NetworkBackend {
         for buffer in outputs where isHalf(buffer) {
             // A whole-image plan's fp16 output is redirected to an fp32 copy by its last step;
             // other fp16 buffers cannot be read back.
-            guard buffer == plan.output, let last = plan.steps.indices.last, case .normApply(let apply) = plan.steps[last],
+            guard buffer == plan.output, let last = plan.steps.indices.last, case .instanceNormApply(let apply) = plan.steps[last],
                   apply.destination == plan.output else {
-                throw VulkanError.unsupported("fp16 storage: \(buffer) cannot be read back (only a plan ending in a norm apply "
+                throw VulkanError.unsupported("fp16 storage: \(buffer) cannot be read back (only a plan ending in a instance_norm apply "
                                               + "into its output can; tiled execution needs fp32 storage)")
             }
             outputAllocation = try ensure(outputAllocation, floats: plan.bufferFloats[plan.output]!)
@@ -287,9 +287,9 @@ extension ExecutionPlan.Step {
         switch self {
         case .pad: nil
         case .convolution(let c): c.layer
-        case .normStatistics(let s): s.layer
-        case .normApply(let a): a.layer
-        case .normMoments(let m): m.layer
+        case .instanceNormStatistics(let s): s.layer
+        case .instanceNormApply(let a): a.layer
+        case .instanceNormMoments(let m): m.layer
         default: nil
         }
     }

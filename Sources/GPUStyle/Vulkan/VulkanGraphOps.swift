@@ -25,7 +25,7 @@ extension VulkanShader {
 /// work per channel are dispatched in channel chunks that fit `maxBindingBytes`.
 ///
 /// On lavapipe (2 shared Zen 4 cores) the elementwise shaders move 0.5-1.2 GB/s on a 32x256x256
-/// map, as norm_apply.comp does (0.56 GB/s); 1 or 4 floats per invocation and grid-stride loops
+/// map, as instance_norm_apply.comp does (0.56 GB/s); 1 or 4 floats per invocation and grid-stride loops
 /// measured the same (GraphOpTimingTests).
 extension VulkanBackend {
     /// PReLU slopes travel in push constants, this many channels per dispatch (22-23 words of

@@ -30,9 +30,9 @@ extension VulkanBackend {
         switch step {
         case .pad(let pad): try recordPad(pad, index: index)
         case .convolution(let conv): try recordConvolution(conv, index: index)
-        case .normStatistics(let stats): try recordNormStatistics(stats, index: index)
-        case .normApply(let apply): try recordNormApply(apply, index: index)
-        case .normMoments(let moments): try recordNormMoments(moments, index: index)
+        case .instanceNormStatistics(let stats): try recordNormStatistics(stats, index: index)
+        case .instanceNormApply(let apply): try recordNormApply(apply, index: index)
+        case .instanceNormMoments(let moments): try recordNormMoments(moments, index: index)
         case .activation, .add, .copy, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad2d:
             try recordGraphStep(step, index: index, constants: constants)
         case .conv2d(let conv): try recordConv2D(conv, index: index)
@@ -160,21 +160,21 @@ extension VulkanBackend {
         }
     }
 
-    func recordNormStatistics(_ stats: ExecutionPlan.NormStatistics, index: Int) throws {
+    func recordNormStatistics(_ stats: ExecutionPlan.InstanceNormStatistics, index: Int) throws {
         try recordStatisticsShader(source: stats.source, shape: stats.shape, layer: stats.layer, moments: nil, index: index)
     }
 
-    func recordNormMoments(_ moments: ExecutionPlan.NormMoments, index: Int) throws {
+    func recordNormMoments(_ moments: ExecutionPlan.InstanceNormMoments, index: Int) throws {
         try recordStatisticsShader(source: moments.source, shape: moments.shape, layer: moments.layer,
                                    moments: moments.destination, index: index)
     }
 
-    /// norm_stats.comp over `source`: the folded scale/shift of `layer` into the affine table,
+    /// instance_norm_statistics.comp over `source`: the folded scale/shift of `layer` into the affine table,
     /// or, with a `moments` buffer, [mean, M2] per channel there (tiled execution).
     private func recordStatisticsShader(source: ExecutionPlan.Buffer, shape: ExecutionPlan.DenseShape, layer: Int,
                                         moments: ExecutionPlan.Buffer?, index: Int) throws {
         let workgroup = normStatsWorkgroup(count4: (shape.height * shape.width + 3) / 4)
-        let shader = VulkanShader.normStats.storing(half: [isHalf(source), false, false])
+        let shader = VulkanShader.instanceNormStatistics.storing(half: [isHalf(source), false, false])
         let pipeline = try pipelines.pipeline(shader, constants: [UInt32(workgroup)])
         for chunk in try channelChunks(shape.channels, planeStrides: [shape.planeStride]) {
             let push = [shape.height * shape.width, shape.planeStride / 4, chunk.lowerBound,
@@ -187,12 +187,12 @@ extension VulkanBackend {
         }
     }
 
-    func recordNormApply(_ apply: ExecutionPlan.NormApply, index: Int) throws {
+    func recordNormApply(_ apply: ExecutionPlan.InstanceNormApply, index: Int) throws {
         let shape = apply.shape
         // With fp16 storage the plan's last step writes the fp32 output copy instead.
         let redirected = redirectedOutputStep == index
         let residualBuffer = apply.residual ?? apply.source
-        let shader = VulkanShader.normApply.storing(half: [isHalf(apply.source), !redirected && isHalf(apply.destination),
+        let shader = VulkanShader.instanceNormApply.storing(half: [isHalf(apply.source), !redirected && isHalf(apply.destination),
                                                            isHalf(residualBuffer), false])
         let pipeline = try pipelines.pipeline(shader)
         let count4 = groups(shape.height * shape.width, 4)
@@ -208,7 +208,7 @@ extension VulkanBackend {
                                   buffers: [source, destination,
                                             residual, affineRange],
                                   push: push.map(UInt32.init), groups: (groups(count4, 64), chunk.count, 1),
-                                  label: "step \(index): norm apply layer \(apply.layer) c\(chunk)")
+                                  label: "step \(index): instance_norm apply layer \(apply.layer) c\(chunk)")
         }
     }
 }

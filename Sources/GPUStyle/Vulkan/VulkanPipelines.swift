@@ -76,9 +76,9 @@ struct VulkanShader: Hashable {
     static let conv2d = VulkanShader(name: "conv2d",
                                      bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform, .storageTexels(VK_FORMAT_R32_SFLOAT)],
                                      pushConstantWords: 12)
-    static let normStats = VulkanShader(name: "norm_stats", bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform, .storage],
+    static let instanceNormStatistics = VulkanShader(name: "instance_norm_statistics", bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform, .storage],
                                         pushConstantWords: 5)
-    static let normApply = VulkanShader(name: "norm_apply",
+    static let instanceNormApply = VulkanShader(name: "instance_norm_apply",
                                         bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .storageTexels(VK_FORMAT_R32G32B32A32_SFLOAT),
                                                    .texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform],
                                         pushConstantWords: 6)

@@ -1,0 +1,102 @@
+import XCTest
+@testable import GPUStyle
+
+/// `instance_norm` (conditional instance norm: statistics, then the affine with activation and
+/// residual) on the CPU kernels (`CKernels/instance_norm.c`) against the numpy fixtures of
+/// tools/make_op_fixtures.py (`Fixtures/ops/instance_norm_*`).
+final class InstanceNormTests: XCTestCase {
+    let cpu: OpHarness.BackendFactory = { CPUBackend(weights: $0) }
+
+    func testCPUMatchesNumpy() throws {
+        let cases = try Fixtures.names(in: "ops", prefix: "instance_norm_")
+        XCTAssertGreaterThanOrEqual(cases.count, 4)
+        let variants: [(Activation, Bool, String)] = [(.identity, false, "out_identity"), (.relu, false, "out_relu"),
+                                                      (.sigmoid, false, "out_sigmoid"), (.identity, true, "out_identity_residual")]
+        for name in cases {
+            let fixture = try Fixtures.tensors(name)
+            for (activation, residual, key) in variants {
+                let actual = try OpHarness.norm(fixture, activation: activation, residual: residual, backend: cpu)
+                assertClose(actual, fixture[key]!.values, tolerance: 2e-5, "\(name) \(key)")
+            }
+        }
+    }
+}
+
+/// The same op on its GLSL kernels (`Shaders/instance_norm_statistics.comp`,
+/// `instance_norm_apply.comp`), with whole-tensor and channel-chunked bindings.
+final class InstanceNormVulkanTests: VulkanTestCase {
+    private func checkNorm(_ file: String, chunkBytes: Int?) throws {
+        let t = try VulkanTesting.fixture(file)
+        let input = t["input"]!
+        let shape = OpHarness.shape(input)
+        let channels = shape.channels
+        let layer = 1  // not 0, so the table offsets are exercised
+        var parameters = [Float](repeating: 0, count: 2 * ExecutionPlan.parametersPerLayer)
+        for c in 0..<channels {
+            parameters[layer * 64 + c] = t["gamma"]!.values[c]
+            parameters[layer * 64 + 32 + c] = t["beta"]!.values[c]
+        }
+        let backend = try VulkanBackend(context: context, weights: [])
+        if let chunkBytes { backend.maxBindingBytes = chunkBytes }
+        let cases: [(Activation, Bool, String)] = [(.identity, false, "out_identity"), (.relu, false, "out_relu"),
+                                                   (.sigmoid, false, "out_sigmoid"), (.identity, true, "out_identity_residual")]
+        for (activation, residual, name) in cases {
+            for inPlace in [false, true] {
+                let destination: ExecutionPlan.Buffer = inPlace ? .a : .b
+                let plan = ExecutionPlan(
+                    steps: [.instanceNormStatistics(.init(layer: layer, source: .a, shape: shape)),
+                            .instanceNormApply(.init(layer: layer, source: .a, destination: destination, shape: shape,
+                                             activation: activation, residual: residual ? .c : nil))],
+                    bufferFloats: [.a: shape.floatCount, .b: shape.floatCount, .c: shape.floatCount],
+                    inputShape: shape, output: destination, outputShape: shape)
+                let out = try backend.run(plan, inputs: [.a: OpHarness.planar(input.values, shape),
+                                                         .c: OpHarness.planar(t["residual"]!.values, shape)],
+                                          normParameters: parameters)
+                VulkanTesting.assertClose(OpHarness.dense(out, shape), t[name]!.values,
+                                          "\(file) \(name) inPlace=\(inPlace) chunk=\(chunkBytes ?? 0)")
+            }
+        }
+    }
+
+    func testMatchesNumpy() throws {
+        for file in try VulkanTesting.fixtures(prefix: "instance_norm_") {
+            try checkNorm(file, chunkBytes: nil)
+        }
+    }
+
+    func testInChannelChunks() throws {
+        for file in try VulkanTesting.fixtures(prefix: "instance_norm_") {
+            let t = try VulkanTesting.fixture(file)
+            let plane = OpHarness.shape(t["input"]!).planeStride
+            try checkNorm(file, chunkBytes: 4 * 3 * plane)
+        }
+    }
+
+    /// Maps of millions of pixels (lavapipe caps loop iterations per invocation, and fp32 sums
+    /// over 4 million values lose digits) against float64 statistics.
+    func testStatisticsOnLargeMaps() throws {
+        let backend = try VulkanBackend(context: context, weights: [])
+        for (height, width) in [(1080, 1920), (2048, 2048)] {
+            let shape = ExecutionPlan.DenseShape(channels: 1, height: height, width: width)
+            let count = height * width
+            // Offset values: a large mean relative to the spread is the hard case for variance.
+            let x = VulkanTesting.random(count, seed: UInt64(count), range: 3...5)
+            var parameters = [Float](repeating: 0, count: ExecutionPlan.parametersPerLayer)
+            parameters[0] = 1.5
+            parameters[32] = 0.25
+            let plan = ExecutionPlan(
+                steps: [.instanceNormStatistics(.init(layer: 0, source: .a, shape: shape)),
+                        .instanceNormApply(.init(layer: 0, source: .a, destination: .a, shape: shape, activation: .identity, residual: nil))],
+                bufferFloats: [.a: shape.floatCount], inputShape: shape, output: .a, outputShape: shape)
+            let out = try backend.run(plan, inputs: [.a: OpHarness.planar(x, shape)], normParameters: parameters)
+            let mean = x.reduce(0.0) { $0 + Double($1) } / Double(count)
+            let variance = x.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / Double(count)
+            let scale = 1.5 / (variance + 1e-5).squareRoot()
+            var worst = 0.0
+            for i in stride(from: 0, to: count, by: 101) {
+                worst = max(worst, abs((Double(x[i]) - mean) * scale + 0.25 - Double(out[i])))
+            }
+            XCTAssertLessThan(worst, 1e-4, "\(height)x\(width)")
+        }
+    }
+}
