@@ -30,10 +30,10 @@ struct DeviceChoiceOptions: ParsableArguments {
 
     /// The one way the commands choose where a stage runs: `make` is the library's
     /// `ComputeChoice<Stage>.choose` for the stage (`NetworkBackend`, `EdgeStage`,
-    /// `PerspectiveWarper`, `FrameConverter`), given this `compute`. Prints the choice's warnings (always; a warning
-    /// whose cause was already reported for another stage, such as a missing Vulkan loader, only
-    /// once) and, under --verbose, "what: stage — reason". An explicit GPU request that cannot
-    /// be met is a `CommandFailure` naming `what`.
+    /// `PerspectiveWarper`, `FrameConverter`), given this `compute`. Prints the choice's warnings
+    /// (always; a warning whose cause was already reported for another stage, such as a missing
+    /// Vulkan loader, only once) and, under --verbose, "what: stage — reason". An explicit GPU
+    /// request that cannot be met is a `CommandFailure` naming `what`.
     func choose<Stage>(_ what: String, name: (Stage) -> String,
                        _ make: (ComputeOptions) throws -> ComputeChoice<Stage>) throws -> Stage {
         let choice: ComputeChoice<Stage>
@@ -53,8 +53,9 @@ struct DeviceChoiceOptions: ParsableArguments {
         try choose("network", name: \.name) { try ComputeChoice<NetworkBackend>.choose($0, convolutions: convolutions) }
     }
 
-    /// A rectangle detector whose edge front runs where --device says (`ComputeChoice<EdgeStage>.choose`:
-    /// auto keeps it on the CPU when the only Vulkan device is a CPU implementation).
+    /// A rectangle detector whose edge front runs where --device says
+    /// (`ComputeChoice<EdgeStage>.choose`: auto keeps it on the CPU when the only Vulkan device
+    /// is a CPU implementation).
     func makeDetector() throws -> RectangleDetector {
         let detector = RectangleDetector()
         detector.edgeStage = try choose("edge stage", name: \.name, ComputeChoice<EdgeStage>.choose)
