@@ -79,9 +79,9 @@ enum ClassifierSetup {
             // A user's file is the user's error; a binary without its model is ours.
             throw CommandFailure(message: path == nil ? "the scene classifier: \(error)" : "\(error)", status: path == nil ? 1 : 2)
         }
-        let choice = try device.choose(convolutions: [])
+        let backend = try device.backend(convolutions: [])
         do {
-            return try ImageClassifier(model: model, backend: choice.backend)
+            return try ImageClassifier(model: model, backend: backend)
         } catch {
             throw CommandFailure(message: "\(path ?? model.metadata.name): \(error)")
         }

@@ -58,6 +58,8 @@ struct DetectCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup var deviceOptions: DeviceChoiceOptions
+
     @Flag(help: "Print JSON.")
     var json = false
 
@@ -79,8 +81,8 @@ struct DetectCommand: ParsableCommand {
     func run() throws {
         for path in [overlay, trace].compactMap({ $0 }) { try OutputPath(path).check() }
         let image = try ImageIO.read(path: input, limits: inputOptions.limits)
+        let detector = try deviceOptions.makeDetector()
         let start = MonotonicClock.seconds()
-        let detector = RectangleDetector()
         let (observations, seen) = trace == nil
             ? (try detector.detect(image, options: rectangle.options), nil)
             : try detector.detectTraced(image, options: rectangle.options)

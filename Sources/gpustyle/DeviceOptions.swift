@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GPUStyle
 
 enum DeviceName: String, ExpressibleByArgument, CaseIterable {
@@ -27,18 +28,54 @@ struct DeviceChoiceOptions: ParsableArguments {
     /// The environment's options (`ComputeOptions.fromEnvironment`) with this device preference.
     var compute: ComputeOptions { .fromEnvironment(device: preference) }
 
-    /// Picks the backend, printing warnings (always) and the reason (under --verbose).
-    func choose(convolutions: [ConvolutionWeights]) throws -> DeviceChoice {
-        let choice: DeviceChoice
+    /// The one way the commands choose where a stage runs: `make` is the library's
+    /// `ComputeChoice<Stage>.choose` for the stage (`NetworkBackend`, `EdgeStage`,
+    /// `PerspectiveWarper`, `FrameConverter`), given this `compute`. Prints the choice's warnings
+    /// (always; a warning whose cause was already reported for another stage, such as a missing
+    /// Vulkan loader, only once) and, under --verbose, "what: stage — reason". An explicit GPU
+    /// request that cannot be met is a `CommandFailure` naming `what`.
+    func choose<Stage>(_ what: String, name: (Stage) -> String,
+                       _ make: (ComputeOptions) throws -> ComputeChoice<Stage>) throws -> Stage {
+        let choice: ComputeChoice<Stage>
         do {
-            choice = try DeviceSelector.choose(compute, convolutions: convolutions)
+            choice = try make(compute)
         } catch {
             // Only an explicit GPU request reaches here: auto always has the CPU path.
-            throw CommandFailure(message: "GPU requested but unusable: \(error)")
+            throw CommandFailure(message: "GPU requested but unusable for the \(what): \(error)")
         }
-        choice.warnings.forEach(printToStandardError)
-        if verbose { printToStandardError("device: \(choice.backend.name) — \(choice.reason)") }
-        return choice
+        choice.warnings.forEach(ChoiceWarnings.shared.print)
+        if verbose { printToStandardError("\(what): \(name(choice.stage)) — \(choice.reason)") }
+        return choice.stage
+    }
+
+    /// The backend for a network (`ComputeChoice<NetworkBackend>.choose`).
+    func backend(convolutions: [ConvolutionWeights]) throws -> NetworkBackend {
+        try choose("network", name: \.name) { try ComputeChoice<NetworkBackend>.choose($0, convolutions: convolutions) }
+    }
+
+    /// A rectangle detector whose edge front runs where --device says
+    /// (`ComputeChoice<EdgeStage>.choose`: auto keeps it on the CPU when the only Vulkan device
+    /// is a CPU implementation).
+    func makeDetector() throws -> RectangleDetector {
+        let detector = RectangleDetector()
+        detector.edgeStage = try choose("edge stage", name: \.name, ComputeChoice<EdgeStage>.choose)
+        return detector
+    }
+}
+
+/// The start-up warnings printed so far: under auto on a machine without Vulkan each stage's
+/// choice (network, edge stage, warp) carries the same "Vulkan unavailable" cause, which the
+/// user needs to read once.
+final class ChoiceWarnings: @unchecked Sendable {
+    static let shared = ChoiceWarnings()
+    private let lock = NSLock()
+    private var causes: Set<String> = []
+
+    /// Prints `warning` unless one with the same cause (the text before "; using") was printed.
+    func print(_ warning: String) {
+        let cause = warning.range(of: "; using").map { String(warning[..<$0.lowerBound]) } ?? warning
+        guard lock.withLock({ causes.insert(cause).inserted }) else { return }
+        printToStandardError(warning)
     }
 }
 
@@ -58,11 +95,17 @@ struct DeviceOptions: ParsableArguments {
     var preference: DevicePreference { choice.preference }
     var compute: ComputeOptions { choice.compute }
 
+    func choose<Stage>(_ what: String, name: (Stage) -> String,
+                       _ make: (ComputeOptions) throws -> ComputeChoice<Stage>) throws -> Stage {
+        try choice.choose(what, name: name, make)
+    }
+
+    func makeDetector() throws -> RectangleDetector { try choice.makeDetector() }
+
     /// Creates the backend, printing warnings (always) and the reason (under --verbose).
     func makeStylizer() throws -> Stylizer {
         let model = try StyleModel.bundled()
-        let choice = try choice.choose(convolutions: model.convolutions)
-        let stylizer = Stylizer(model: model, backend: choice.backend)
+        let stylizer = Stylizer(model: model, backend: try choice.backend(convolutions: model.convolutions))
         stylizer.memoryBudget = maxMemory ?? MemoryBudget.defaultBudget()
         if verbose, maxMemory == nil {
             printToStandardError("memory budget: \(ByteCount.decimal(stylizer.memoryBudget!)) (--max-memory)")

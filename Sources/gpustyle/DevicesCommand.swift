@@ -17,7 +17,7 @@ struct DevicesCommand: ParsableCommand {
         } catch {
             try StandardOutput.print("vulkan: unavailable (\(error))")
         }
-        let choice = try DeviceSelector.choose(.fromEnvironment(device: .auto), model: model)
-        try StandardOutput.print("--device auto picks: \(choice.backend.name) — \(choice.reason)")
+        let choice = try ComputeChoice<NetworkBackend>.choose(.fromEnvironment(device: .auto), model: model)
+        try StandardOutput.print("--device auto picks: \(choice.stage.name) — \(choice.reason)")
     }
 }

@@ -60,10 +60,11 @@ final class LiveSession {
         // The classifier resizes any frame to its input; the style network has a minimum size.
         if !command.classify { try Stylizer.validate(width: header.width, height: header.height) }
         let mode = try makeMode()
-        // --classify converts only the frames it classifies, on the classification's thread.
-        let converter = try makeConverter(onGPU: !(mode.backend is CPUBackend) && !command.classify)
-        if command.deviceOptions.verbose { printToStandardError("colour conversion: \(converter.name)") }
-        // Under auto a GPU failure switches to the CPU kernel for good (FallbackFrameConverter).
+        // --classify converts only the frames it classifies, on the classification's thread (the
+        // CPU kernel). Under auto a GPU failure switches to the CPU kernel for good
+        // (FallbackFrameConverter).
+        let converter: FrameConverter = command.classify ? CPUFrameConverter()
+            : try command.deviceOptions.choose("colour conversion", name: \.name, ComputeChoice<FrameConverter>.choose)
         func convert(_ frame: YUVFrame) throws -> Image {
             try converter.image(from: frame, fullRange: header.fullRange)
         }
@@ -102,13 +103,13 @@ final class LiveSession {
                     var drawn = false
                     var pictureReport: LiveFrameReport?
                     switch mode {
-                    case .picture(let pipeline, _):
+                    case .picture(let pipeline):
                         let (shown, report) = try pipeline.process(try convert(frame), index: index, time: time)
                         drawn = report.overlaid
                         out = report.overlaid || options.fullFrame
                             ? YUVConversion.frame(from: shown, chroma: header.chroma, fullRange: header.fullRange) : frame
                         pictureReport = report
-                    case .classify(let classification, _):
+                    case .classify(let classification):
                         let (labelled, report) = try classification.process(frame, index: index, time: time, fullRange: header.fullRange)
                         drawn = report.text != nil
                         out = labelled
@@ -146,27 +147,21 @@ final class LiveSession {
 extension LiveSession {
     /// What the frames go through: the picture on the wall restyled, or the scene classified.
     enum Mode {
-        case picture(LivePipeline, backend: NetworkBackend)
-        case classify(LiveClassification, backend: NetworkBackend)
-
-        var backend: NetworkBackend {
-            switch self {
-            case .picture(_, let backend), .classify(_, let backend): return backend
-            }
-        }
+        case picture(LivePipeline)
+        case classify(LiveClassification)
 
         func collect(into statistics: LiveStatistics, counts: (received: Int, dropped: Int)) {
             switch self {
-            case .picture(let pipeline, _): statistics.collect(received: counts.received, dropped: counts.dropped, pipeline: pipeline)
-            case .classify(let classification, _):
+            case .picture(let pipeline): statistics.collect(received: counts.received, dropped: counts.dropped, pipeline: pipeline)
+            case .classify(let classification):
                 statistics.collect(received: counts.received, dropped: counts.dropped, classification: classification)
             }
         }
 
         func finish() {
             switch self {
-            case .picture(let pipeline, _): pipeline.finish()
-            case .classify(let classification, _): classification.finish()
+            case .picture(let pipeline): pipeline.finish()
+            case .classify(let classification): classification.finish()
             }
         }
     }
@@ -177,9 +172,10 @@ extension LiveSession {
     func makeMode() throws -> Mode {
         guard command.classify else {
             let stylizer = try command.deviceOptions.makeStylizer()
-            let pipeline = LivePipeline(options: options, stylizer: stylizer, tracker: QuadTracker(options: .blurTolerant),
+            let pipeline = LivePipeline(options: options, stylizer: stylizer, detector: try command.deviceOptions.makeDetector(),
+                                        tracker: QuadTracker(options: .blurTolerant),
                                         carrier: QuadTracker(), scene: QuadTracker(options: CoastingQuad.sceneTrackerOptions))
-            return .picture(pipeline, backend: stylizer.backend)
+            return .picture(pipeline)
         }
         let renderer: TextRenderer
         do {
@@ -190,25 +186,7 @@ extension LiveSession {
         let classifier = try ClassifierSetup.make(model: command.model, labels: command.labels, device: command.deviceOptions.choice)
         var classifyOptions = LiveClassificationOptions()
         classifyOptions.lockstep = options.lockstep
-        return .classify(LiveClassification(options: classifyOptions, renderer: renderer, classifier: classifier), backend: classifier.backend)
-    }
-
-    /// The colour conversion runs where the network does: the GLSL kernel on its own Vulkan
-    /// context when the network is on a GPU, chosen by `ComputeChoice`'s rules (a failure to
-    /// start, or during the run, is an error with --device gpu, a warning and the CPU kernel
-    /// with auto), else the CPU kernel.
-    func makeConverter(onGPU: Bool) throws -> FrameConverter {
-        guard onGPU else { return CPUFrameConverter() }
-        let choice: ComputeChoice<FrameConverter>
-        do {
-            choice = try ComputeChoice.frameConverter(command.deviceOptions.compute)
-        } catch {
-            // Only --device gpu / --gpu-id reaches here: auto always has the CPU kernel.
-            throw CommandFailure(message: "GPU requested but unusable for the colour conversion: \(error)", status: 1)
-        }
-        choice.warnings.forEach { printToStandardError("gpustyle: \($0) (colour conversion)") }
-        (choice.stage as? FallbackFrameConverter)?.warn = { printToStandardError("gpustyle: \($0)") }
-        return choice.stage
+        return .classify(LiveClassification(options: classifyOptions, renderer: renderer, classifier: classifier))
     }
 }
 

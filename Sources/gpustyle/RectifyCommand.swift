@@ -58,15 +58,14 @@ struct RectifyCommand: ParsableCommand {
             corners = try Self.parseQuad(quad)
             try Self.check(corners, in: image)
         } else {
-            guard let best = try RectangleDetector().detect(image, options: rectangle.options).first else {
+            guard let best = try deviceOptions.makeDetector().detect(image, options: rectangle.options).first else {
                 throw CommandFailure(message: "no rectangle found in \(input == "-" ? "stdin" : input); give one with --quad", status: 1)
             }
             corners = best.quad
             if deviceOptions.verbose { printToStandardError("detected quad \(corners) (confidence \(best.confidence))") }
         }
         let explicitSize = try size.map(Self.parseSize)
-        let (warper, reason) = try deviceOptions.makeWarper()
-        if deviceOptions.verbose { printToStandardError("warp: \(warper.name) — \(reason)") }
+        let warper = try deviceOptions.choose("warp", name: \.name, ComputeChoice<PerspectiveWarper>.choose)
         let start = MonotonicClock.seconds()
         let result: Image
         do {
@@ -136,18 +135,6 @@ struct RectifyCommand: ParsableCommand {
     }
 }
 
-extension DeviceOptions {
-    /// The warp kernel for --device/--gpu-id (an explicit GPU request that fails is the user's to see).
-    func makeWarper() throws -> (PerspectiveWarper, String) {
-        do {
-            let choice = try PerspectiveWarperSelector.choose(compute)
-            return (choice.stage, choice.reason)
-        } catch {
-            throw CommandFailure(message: "GPU requested but unusable: \(error)")
-        }
-    }
-}
-
 extension InPlaceStylizer.Fallback: ExpressibleByArgument {}
 
 /// `gpustyle --style N --in-place-rectangle [--fallback whole] [--quad ...] photo out.png`.
@@ -176,9 +163,8 @@ extension StylizeCommand {
         if let given { try RectifyCommand.check(given, in: image) }
         if given == nil && fallback == .whole { try Stylizer.validate(width: image.width, height: image.height) }
         let stylizer = try deviceOptions.makeStylizer()
-        // The warp runs where the network runs when that is a Vulkan device we can reach.
-        let warper: PerspectiveWarper = try (stylizer.backend as? VulkanBackend).map { try VulkanPerspectiveWarper(context: $0.context) }
-            ?? CPUPerspectiveWarper()
+        // The warp (and with it the compositing) by the same rules as the network.
+        let warper = try deviceOptions.choose("warp", name: \.name, ComputeChoice<PerspectiveWarper>.choose)
         let inPlace = InPlaceStylizer(stylizer: stylizer, warper: warper)
         inPlace.detectionOptions = rectangle.options
         let start = MonotonicClock.seconds()
@@ -187,7 +173,8 @@ extension StylizeCommand {
             if let given {
                 result = try inPlace.stylize(image, in: given, mix: mix, strength: strength)
             } else {
-                result = try inPlace.stylize(image, mix: mix, strength: strength, fallback: fallback ?? InPlaceStylizer.Fallback.none)
+                result = try inPlace.stylize(image, mix: mix, strength: strength, fallback: fallback ?? InPlaceStylizer.Fallback.none,
+                                             detector: try deviceOptions.makeDetector())
             }
         } catch is InPlaceStylizer.NoRectangleError {
             throw CommandFailure(message: "no rectangle found in \(input == "-" ? "stdin" : input); "

@@ -127,7 +127,7 @@ final class ComputeChoiceTests: VulkanTestCase {
     }
 }
 
-/// The rectangle detector's edge stages on the same mechanism (`EdgeStage.choose`, `.fallback`).
+/// The rectangle detector's edge stages on the same mechanism (`ComputeChoice<EdgeStage>.choose`, `.fallback`).
 final class EdgeStageChoiceTests: VulkanTestCase {
     func testEdgeStageFallsBackOnDeviceLost() throws {
         let stage = EdgeStage.fallback(DeviceFallback(primary: try .vulkan(context: context), fallback: { .cpu }) { _, error in
@@ -151,18 +151,76 @@ final class EdgeStageChoiceTests: VulkanTestCase {
     }
 
     func testChooseFollowsTheRules() throws {
-        guard case .cpu = try EdgeStage.choose(ComputeOptions(device: .cpu)).stage else { return XCTFail("cpu") }
-        guard case .vulkan = try EdgeStage.choose(ComputeOptions(device: .gpu(index: context.info.index))).stage else {
+        guard case .cpu = try ComputeChoice<EdgeStage>.choose(ComputeOptions(device: .cpu)).stage else { return XCTFail("cpu") }
+        guard case .vulkan = try ComputeChoice<EdgeStage>.choose(ComputeOptions(device: .gpu(index: context.info.index))).stage else {
             return XCTFail("gpu: the Vulkan stage alone")
         }
-        let missing = try EdgeStage.choose(ComputeOptions(vulkanLoader: "/nonexistent/libvulkan.so.1"))
+        let missing = try ComputeChoice<EdgeStage>.choose(ComputeOptions(vulkanLoader: "/nonexistent/libvulkan.so.1"))
         guard case .cpu = missing.stage else { return XCTFail("no Vulkan: cpu") }
         XCTAssertEqual(missing.warnings.count, 1)
-        let auto = try EdgeStage.choose(ComputeOptions())
+        let auto = try ComputeChoice<EdgeStage>.choose(ComputeOptions())
         switch auto.stage {
         case .fallback: XCTAssertNotNil(auto.device)
         case .cpu: XCTAssertNil(auto.device)  // lavapipe only
         case .vulkan: XCTFail("auto always has a CPU fallback")
+        }
+    }
+}
+
+/// The perspective warp on the same mechanism (`ComputeChoice<PerspectiveWarper>.choose`,
+/// `FallbackPerspectiveWarper`).
+final class PerspectiveWarperChoiceTests: VulkanTestCase {
+    private let quad = Quad(topLeft: Point(x: 21.3, y: 10.7), topRight: Point(x: 179.4, y: 15.1),
+                            bottomRight: Point(x: 176.2, y: 100.9), bottomLeft: Point(x: 18.8, y: 104.2))
+
+    /// A device lost mid-run: the warp is re-run by the CPU kernel (the CPU kernel's exact
+    /// image) with one warning, and the warper stays on the CPU.
+    func testWarpFallsBackOnDeviceLost() throws {
+        let warper = FallbackPerspectiveWarper(primary: try VulkanPerspectiveWarper(context: context),
+                                               fallback: { CPUPerspectiveWarper() })
+        var warnings: [String] = []
+        warper.warn = { warnings.append($0) }
+        let source = WarpFixtures.procedural(width: 192, height: 108)
+        let cpu = try PerspectiveCorrection.rectify(source, quad: quad, width: 96, height: 64, interpolation: .bicubic)
+        XCTAssertTrue(warper.name.hasPrefix("vulkan"), warper.name)
+        let before = try PerspectiveCorrection.rectify(source, quad: quad, width: 96, height: 64, interpolation: .bicubic, warper: warper)
+        assertClose(before.rgb, cpu.rgb, tolerance: 2 / 255, "GLSL warp before the failure")
+        XCTAssertEqual(warnings, [])
+        XCTAssertFalse(warper.hasFallenBack)
+
+        context.setFault(.deviceLost)
+        defer { context.setFault(nil) }
+        let after = try PerspectiveCorrection.rectify(source, quad: quad, width: 96, height: 64, interpolation: .bicubic, warper: warper)
+        XCTAssertEqual(after.rgb, cpu.rgb, "re-run by the CPU kernel")
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertTrue(warnings[0].hasPrefix("warning: the GPU warp failed"), warnings[0])
+        XCTAssertTrue(warnings[0].contains("VK_ERROR_DEVICE_LOST"), warnings[0])
+        XCTAssertTrue(warper.hasFallenBack)
+        XCTAssertTrue(warper.name.hasPrefix("cpu"), warper.name)
+        _ = try PerspectiveCorrection.rectify(source, quad: quad, width: 96, height: 64, warper: warper)
+        XCTAssertEqual(warnings.count, 1, "one warning for good")
+    }
+
+    /// cpu: the CPU kernel; gpu: the GLSL kernel alone, whose failures are thrown (here
+    /// `ComputeOptions.fault` fails every submit); auto: a fallback warper on a real GPU, the CPU
+    /// kernel with lavapipe alone.
+    func testChooseFollowsTheRules() throws {
+        XCTAssertTrue(try ComputeChoice<PerspectiveWarper>.choose(ComputeOptions(device: .cpu)).stage is CPUPerspectiveWarper)
+        let lost = ComputeOptions(device: .gpu(index: context.info.index), fault: .deviceLost)
+        let gpu = try ComputeChoice<PerspectiveWarper>.choose(lost)
+        XCTAssertTrue(gpu.stage is VulkanPerspectiveWarper, gpu.stage.name)
+        let source = WarpFixtures.procedural(width: 64, height: 48)
+        XCTAssertThrowsError(try PerspectiveCorrection.rectify(source, quad: Quad(topLeft: Point(x: 2, y: 2), topRight: Point(x: 60, y: 3),
+                                                                                  bottomRight: Point(x: 58, y: 44), bottomLeft: Point(x: 3, y: 45)),
+                                                               width: 32, height: 24, warper: gpu.stage)) { error in
+            XCTAssertTrue("\(error)".contains("VK_ERROR_DEVICE_LOST"), "\(error)")
+        }
+        let auto = try ComputeChoice<PerspectiveWarper>.choose(ComputeOptions())
+        if auto.device == nil {
+            XCTAssertTrue(auto.stage is CPUPerspectiveWarper, auto.stage.name)
+            XCTAssertTrue(auto.reason.contains("the CPU kernel"), auto.reason)
+        } else {
+            XCTAssertTrue(auto.stage is FallbackPerspectiveWarper, auto.stage.name)
         }
     }
 }

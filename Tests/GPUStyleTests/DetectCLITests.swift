@@ -49,6 +49,43 @@ final class DetectCLITests: XCTestCase {
         }
     }
 
+    /// `--device gpu` runs the edge front on the Vulkan edge stage (`--verbose` says so) and finds
+    /// the quads `--device cpu` finds (corners within DetectVulkanTests' 0.5 px, the GLSL
+    /// kernels' float sums); `--device cpu` names the CPU kernels.
+    func testDeviceChoosesTheEdgeStage() throws {
+        func observations(_ result: ProcessResult) throws -> [[String: Any]] {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+            return try XCTUnwrap(object["observations"] as? [[String: Any]])
+        }
+        let all = ["--maximum-observations", "0", "--json", "--verbose", scene]
+        let cpu = try TestProcess.gpustyle(["detect", "--device", "cpu"] + all)
+        XCTAssertEqual(cpu.status, 0, cpu.stderr)
+        XCTAssertTrue(cpu.stderr.contains("edge stage: cpu — --device cpu"), cpu.stderr)
+        let gpu = try TestProcess.gpustyle(["detect", "--device", "gpu"] + all)
+        if gpu.status != 0 && gpu.stderr.contains("Vulkan") { throw XCTSkip("no usable Vulkan device: \(gpu.stderr)") }
+        XCTAssertEqual(gpu.status, 0, gpu.stderr)
+        XCTAssertTrue(gpu.stderr.contains("edge stage: vulkan: "), gpu.stderr)
+        XCTAssertTrue(gpu.stderr.contains("— --device gpu: "), gpu.stderr)
+        let a = try observations(cpu), b = try observations(gpu)
+        XCTAssertGreaterThan(a.count, 0)
+        XCTAssertEqual(a.count, b.count, "observation count")
+        for (x, y) in zip(a, b) {
+            let p = try XCTUnwrap(x["corners"] as? [String: [Double]]), q = try XCTUnwrap(y["corners"] as? [String: [Double]])
+            XCTAssertEqual(Set(p.keys), Set(q.keys))
+            for (name, corner) in p {
+                let other = try XCTUnwrap(q[name])
+                XCTAssertLessThanOrEqual(hypot(corner[0] - other[0], corner[1] - other[1]), 0.5, "\(name): \(corner) vs \(other)")
+            }
+            XCTAssertEqual(try XCTUnwrap(x["confidence"] as? Double), try XCTUnwrap(y["confidence"] as? Double), accuracy: 1e-4)
+        }
+
+        let missing = try TestProcess.gpustyle(["detect", "--device", "gpu", scene],
+                                               environment: ["GPUSTYLE_VULKAN_LOADER": "/nonexistent/libvulkan.so.1"])
+        XCTAssertEqual(missing.status, 2, missing.stderr)
+        XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("GPU requested but unusable for the edge stage"), missing.stderr)
+    }
+
     /// `--trace` shows the found quad's way: its sides among the lines, a candidate and the pick
     /// matching it, the lines in image pixels.
     func testTraceShowsWhereTheFoundQuadCameFrom() throws {

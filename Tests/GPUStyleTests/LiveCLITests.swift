@@ -167,6 +167,7 @@ final class LiveCLITests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try LiveTestSupport.parse(result.stdout).1.count, 8)
         XCTAssertTrue(result.stderr.contains("colour conversion: vulkan"), "the frames are converted on the device: \(result.stderr)")
+        XCTAssertTrue(result.stderr.contains("edge stage: vulkan"), "the detector's edge front runs on the device: \(result.stderr)")
     }
 
     /// 10,000 frames: once warmed up (weights loaded, buffers and thread arenas made, within the

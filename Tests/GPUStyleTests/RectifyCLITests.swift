@@ -131,4 +131,22 @@ final class RectifyCLITests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: out))
         }
     }
+
+    /// Without Vulkan, `auto` chooses the detector's edge stage and the warp by the same rules:
+    /// both on the CPU, and the one cause ("Vulkan unavailable") is printed once, not per stage;
+    /// `-v` names each stage's choice. The result is `--device cpu`'s.
+    func testAutoWithoutVulkanWarnsOnceForEveryStage() throws {
+        let scene = Fixtures.root.appendingPathComponent("rectangles/000.png").path
+        let auto = path("auto.png"), cpu = path("cpu.png")
+        let result = try TestProcess.gpustyle(["rectify", "-v", scene, auto], environment: ["GPUSTYLE_VULKAN_LOADER": "/nonexistent/libvulkan.so.1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("warning:") }.count, 1, result.stderr)
+        XCTAssertTrue(lines[0].hasPrefix("warning: Vulkan unavailable"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("edge stage: cpu — Vulkan unavailable"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("warp: cpu"), result.stderr)
+        let reference = try TestProcess.gpustyle(["rectify", "--device", "cpu", scene, cpu])
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: auto)), try Data(contentsOf: URL(fileURLWithPath: cpu)))
+    }
 }

@@ -109,16 +109,16 @@ final class VulkanContextTests: XCTestCase {
         }
         // Under auto the network and the warp fall back to the CPU; under gpu the error is thrown.
         let weights = [ConvolutionWeights(outputChannels: 1, inputChannels: 1, kernel: 3, values: [Float](repeating: 0.1, count: 9))]
-        let choice = try DeviceSelector.choose(options, convolutions: weights)
-        XCTAssertTrue(choice.backend is CPUBackend, choice.backend.name)
+        let choice = try ComputeChoice<NetworkBackend>.choose(options, convolutions: weights)
+        XCTAssertTrue(choice.stage is CPUBackend, choice.stage.name)
         XCTAssertEqual(choice.warnings.count, 1)
-        let warp = try PerspectiveWarperSelector.choose(options)
+        let warp = try ComputeChoice<PerspectiveWarper>.choose(options)
         XCTAssertTrue(warp.stage is CPUPerspectiveWarper)
         XCTAssertNil(warp.device)
         var gpu = options
         gpu.device = .gpu(index: nil)
-        XCTAssertThrowsError(try DeviceSelector.choose(gpu, convolutions: weights))
-        XCTAssertThrowsError(try PerspectiveWarperSelector.choose(gpu))
+        XCTAssertThrowsError(try ComputeChoice<NetworkBackend>.choose(gpu, convolutions: weights))
+        XCTAssertThrowsError(try ComputeChoice<PerspectiveWarper>.choose(gpu))
         XCTAssertEqual("\(VulkanError.loaderMissing(path: "libvulkan.so.1"))", "Vulkan loader libvulkan.so.1 not found")
     }
 

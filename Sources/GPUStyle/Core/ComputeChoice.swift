@@ -51,7 +51,7 @@ public struct ComputeChoice<Stage> {
                 let reason = devices.isEmpty
                     ? "no Vulkan device; using \(cpuName)"
                     : "the only Vulkan device\(devices.count > 1 ? "s are" : " is") a CPU implementation (\(names)); "
-                        + "\(cpuName) is faster on the same cores (gpustyle bench), so using it"
+                        + "using \(cpuName), faster on the same cores (gpustyle bench)"
                 return ComputeChoice(stage: cpu(), device: nil, reason: reason)
             }
             do {

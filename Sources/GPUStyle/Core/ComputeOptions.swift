@@ -1,6 +1,7 @@
 /// Everything that decides where and how the library computes. The library reads no environment
 /// variables: the caller (the `gpustyle` binary builds one from its flags and `GPUSTYLE_VULKAN_*`
-/// variables) passes these down to `DeviceSelector`, `VulkanContext` and `VulkanBackend`.
+/// variables) passes these down to `ComputeChoice<Stage>.choose` for each stage (the network
+/// backend, the edge stage, the warp, the colour conversion), `VulkanContext` and `VulkanBackend`.
 public struct ComputeOptions: Sendable, Equatable {
     /// A failure to inject into every Vulkan queue submission (tests of the fallback paths).
     public enum Fault: String, Sendable, Equatable {

@@ -40,7 +40,7 @@ public final class FallbackFrameConverter: FrameConverter {
 extension ComputeChoice where Stage == FrameConverter {
     /// The colour conversion by `ComputeChoice`'s rules: under `auto` the GLSL kernel in a
     /// `FallbackFrameConverter`, under `gpu` alone (its errors are the caller's).
-    public static func frameConverter(_ options: ComputeOptions) throws -> ComputeChoice<FrameConverter> {
+    public static func choose(_ options: ComputeOptions) throws -> ComputeChoice<FrameConverter> {
         try choose(options, cpuName: "the CPU kernel", vulkan: { context, fallback in
             let gpu = try VulkanFrameConverter(context: context)
             return fallback.map { FallbackFrameConverter(primary: gpu, fallback: $0) } ?? gpu

@@ -5,8 +5,8 @@
 public enum EdgeStage {
     case cpu
     case vulkan(VulkanEdgeDetector)
-    /// A stage that switches to the CPU kernels for good when the primary fails (`choose`
-    /// under `auto`).
+    /// A stage that switches to the CPU kernels for good when the primary fails
+    /// (`ComputeChoice<EdgeStage>.choose` under `auto`).
     case fallback(DeviceFallback<EdgeStage>)
 
     /// The Vulkan stage on `context` (pipelines are built on first use and kept).
@@ -14,16 +14,13 @@ public enum EdgeStage {
         .vulkan(try VulkanEdgeDetector(context: context))
     }
 
-    /// The stage for `options.device` by `ComputeChoice`'s rules: under `auto` the Vulkan stage
-    /// in a `.fallback` to the CPU kernels, under `gpu` alone (its errors are thrown).
-    public static func choose(_ options: ComputeOptions) throws -> ComputeChoice<EdgeStage> {
-        try ComputeChoice<EdgeStage>.choose(options, cpuName: "the CPU kernels", vulkan: { context, fallback in
-            let gpu = try EdgeStage.vulkan(context: context)
-            guard let fallback else { return gpu }
-            return .fallback(DeviceFallback(primary: gpu, fallback: fallback) { _, error in
-                "warning: the GPU edge stages failed (\(error)); continuing on the CPU kernels"
-            })
-        }, cpu: { .cpu })
+    /// What runs the stage: "cpu", the Vulkan device's name, or (`.fallback`) the active one's.
+    public var name: String {
+        switch self {
+        case .cpu: "cpu"
+        case .vulkan(let detector): detector.name
+        case .fallback(let stages): stages.active.name
+        }
     }
 
     func run(_ image: Image) throws -> EdgeMap {
@@ -32,5 +29,19 @@ public enum EdgeStage {
         case .vulkan(let detector): try detector.run(image)
         case .fallback(let stages): try stages.run { try $0.run(image) }
         }
+    }
+}
+
+extension ComputeChoice where Stage == EdgeStage {
+    /// The edge stage for `options.device` by `ComputeChoice`'s rules: under `auto` the Vulkan
+    /// stage in a `.fallback` to the CPU kernels, under `gpu` alone (its errors are thrown).
+    public static func choose(_ options: ComputeOptions) throws -> ComputeChoice<EdgeStage> {
+        try choose(options, cpuName: "the CPU kernels", vulkan: { context, fallback in
+            let gpu = try EdgeStage.vulkan(context: context)
+            guard let fallback else { return gpu }
+            return .fallback(DeviceFallback(primary: gpu, fallback: fallback) { _, error in
+                "warning: the GPU edge stages failed (\(error)); continuing on the CPU kernels"
+            })
+        }, cpu: { .cpu })
     }
 }

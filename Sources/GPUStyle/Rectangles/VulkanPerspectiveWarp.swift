@@ -99,16 +99,3 @@ public final class VulkanPerspectiveWarper: PerspectiveWarper {
         return ints.map { UInt32(bitPattern: Int32(truncatingIfNeeded: $0)) } + local.words
     }
 }
-
-/// Picks the warp kernel for a device preference by `ComputeChoice`'s rules, like
-/// `DeviceSelector` does for the network.
-public enum PerspectiveWarperSelector {
-    /// `cpu`: the CPU kernel. `gpu`: Vulkan (errors thrown). `auto`: Vulkan on a real GPU, else
-    /// (no Vulkan, or only a CPU implementation such as lavapipe) the CPU kernel. A warp is one
-    /// dispatch per image, so there is no run-time fallback.
-    public static func choose(_ options: ComputeOptions) throws -> ComputeChoice<PerspectiveWarper> {
-        try ComputeChoice<PerspectiveWarper>.choose(options, cpuName: "the CPU kernel",
-                                                    vulkan: { context, _ in try VulkanPerspectiveWarper(context: context) },
-                                                    cpu: { CPUPerspectiveWarper() })
-    }
-}

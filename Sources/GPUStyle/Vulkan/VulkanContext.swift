@@ -49,7 +49,7 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
 
     /// - Parameters:
     ///   - deviceIndex: index into `devices()`; nil picks discrete > integrated > virtual > cpu.
-    ///     (`options.device` is `DeviceSelector`'s business, not the context's.)
+    ///     (`options.device` is `ComputeChoice`'s business, not the context's.)
     ///   - options: `validation`, `vulkanLoader` and `fault` apply.
     public init(deviceIndex: Int? = nil, options: ComputeOptions) throws {
         let validation = options.validation
