@@ -88,6 +88,35 @@ final class ComputeChoiceTests: VulkanTestCase {
         }
     }
 
+    /// Without a GPU device node, auto takes the CPU stage without loading Vulkan (a missing
+    /// loader is not even noticed); with one, the loader is consulted as before.
+    func testAutoSkipsVulkanWithoutAGPUNode() throws {
+        let dev = FileManager.default.temporaryDirectory.appendingPathComponent("gpustyle-dev-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dev.appendingPathComponent("dri"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dev) }
+        FileManager.default.createFile(atPath: dev.appendingPathComponent("null").path, contents: nil)
+        func choose() throws -> ComputeChoice<String> {
+            let options = ComputeOptions(vulkanLoader: "/nonexistent/libvulkan.so.1", skipsVulkanWithoutGPUNode: true,
+                                         deviceDirectory: dev.path)
+            return try ComputeChoice<String>.choose(options, vulkan: { _, _ in "vulkan" }, cpu: { "cpu" })
+        }
+        XCTAssertEqual(GPUDeviceNodes.present(under: dev.path), [])
+        let skipped = try choose()
+        XCTAssertEqual(skipped.stage, "cpu")
+        XCTAssertEqual(skipped.warnings, [], "Vulkan was not loaded, so its absence is not reported")
+        XCTAssertTrue(skipped.reason.hasPrefix("no GPU device node"), skipped.reason)
+
+        FileManager.default.createFile(atPath: dev.appendingPathComponent("dri/renderD128").path, contents: nil)
+        XCTAssertEqual(GPUDeviceNodes.present(under: dev.path), [dev.path + "/dri/renderD128"])
+        let consulted = try choose()
+        XCTAssertEqual(consulted.stage, "cpu")
+        XCTAssertTrue(consulted.reason.hasPrefix("Vulkan unavailable"), consulted.reason)
+        XCTAssertEqual(consulted.warnings.count, 1)
+
+        XCTAssertTrue(ComputeOptions().skipsVulkanWithoutGPUNode, "on with the default loader")
+        XCTAssertFalse(ComputeOptions(vulkanLoader: "/x/libvulkan.so.1").skipsVulkanWithoutGPUNode, "a named loader is consulted")
+    }
+
     /// Without Vulkan, auto warns and takes the CPU stage; a start-up failure does the same.
     func testUnavailableAndFailingVulkan() throws {
         let missing = ComputeOptions(vulkanLoader: "/nonexistent/libvulkan.so.1")

@@ -18,7 +18,8 @@ public struct ComputeChoice<Stage> {
     /// The one set of rules for every stage:
     /// - `cpu`: `cpu()`.
     /// - `gpu(index)`: `vulkan` on that Vulkan device (nil: the preferred one); errors are thrown.
-    /// - `auto`: a real GPU (discrete, integrated or virtual) when Vulkan has one. When the only
+    /// - `auto`: a real GPU (discrete, integrated or virtual) when Vulkan has one. Without a GPU
+    ///   device node (`GPUDeviceNodes`), `cpu()` at once, Vulkan not loaded. When the only
     ///   Vulkan devices are CPU implementations such as lavapipe, `cpu()`: `gpustyle bench`
     ///   measures the native CPU path several times faster than lavapipe on the same cores (see
     ///   README). With no usable Vulkan, or when the GPU stage fails to start, `cpu()` with a
@@ -38,6 +39,11 @@ public struct ComputeChoice<Stage> {
             let context = try VulkanContext(deviceIndex: index, options: options)
             return ComputeChoice(stage: try vulkan(context, nil), device: context.info, reason: "--device gpu: \(context.info)")
         case .auto:
+            if options.skipsVulkanWithoutGPUNode, GPUDeviceNodes.present(under: options.deviceDirectory).isEmpty {
+                let reason = "no GPU device node in \(options.deviceDirectory) (dri/renderD*, nvidia*, dxg, mali*, kgsl*), "
+                    + "so any Vulkan device would be a CPU implementation; using \(cpuName)"
+                return ComputeChoice(stage: cpu(), device: nil, reason: reason)
+            }
             let devices: [VulkanDeviceInfo]
             do {
                 devices = try VulkanContext.devices(options: options)

@@ -20,12 +20,21 @@ public struct ComputeOptions: Sendable, Equatable {
     public var vulkanLoader: String
     /// Injected submit failure. Default nil (none).
     public var fault: Fault?
+    /// Under `auto`, take the CPU path without loading Vulkan when `GPUDeviceNodes` finds no
+    /// GPU device node. Default: on with the default loader, off when a loader is named (an
+    /// explicitly named loader is always consulted; tests name one to simulate machines).
+    public var skipsVulkanWithoutGPUNode: Bool
+    /// Where `GPUDeviceNodes` looks. Default `/dev`.
+    public var deviceDirectory: String
 
     public static let defaultVulkanLoader = "libvulkan.so.1"
 
     public init(device: DevicePreference = .auto, validation: Bool = false, fp16Storage: Bool = false,
-                vulkanLoader: String = ComputeOptions.defaultVulkanLoader, fault: Fault? = nil) {
+                vulkanLoader: String = ComputeOptions.defaultVulkanLoader, fault: Fault? = nil,
+                skipsVulkanWithoutGPUNode: Bool? = nil, deviceDirectory: String = "/dev") {
         self.device = device
+        self.skipsVulkanWithoutGPUNode = skipsVulkanWithoutGPUNode ?? (vulkanLoader == ComputeOptions.defaultVulkanLoader)
+        self.deviceDirectory = deviceDirectory
         self.validation = validation
         self.fp16Storage = fp16Storage
         self.vulkanLoader = vulkanLoader
