@@ -27,21 +27,6 @@ void gs_conv_pack_weights(const float *weights, int cout, int cin, int kernel, f
 typedef void (*conv_fn)(const float *, int64_t, int64_t, const int32_t *, int, int, int,
                         const float *, int, float *, int64_t, int, int, int);
 
-int gs_has_avx2_fma(void) {
-#if defined(__x86_64__)
-    static int cached = -1;  // written by whichever thread asks first; all write the same value
-    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (value < 0) {
-        __builtin_cpu_init();
-        value = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
-    }
-    return value;
-#else
-    return 0;
-#endif
-}
-
 static conv_fn selected_conv(void) {
 #if defined(__x86_64__)
     if (gs_has_avx2_fma()) return conv2d_rows_avx2;
@@ -50,7 +35,8 @@ static conv_fn selected_conv(void) {
 }
 
 const char *gs_cpu_kernel_isa(void) {
-    return gs_has_avx2_fma() ? "avx2+fma" : "portable";
+    // This kernel has no AVX-512 twin (yet): AVX2+FMA is its best.
+    return gs_isa_name(gs_isa_level() < 1 ? gs_isa_level() : 1);
 }
 
 void gs_conv2d_rows(const float *input, int64_t in_plane_stride, int64_t in_row_stride,

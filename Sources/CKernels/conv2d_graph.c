@@ -124,46 +124,11 @@ static int64_t gs_depthwise_scratch(const gs_conv2d_params *p) {
 #define ISA_TWINS_AVX512
 #include "isa_twins.h"
 
-int gs_has_avx512(void) {
-#if defined(__x86_64__)
-    static int cached = -1;  // as gs_has_avx2_fma
-    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (value < 0) {
-        __builtin_cpu_init();
-        value = gs_has_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
-    }
-    return value;
-#else
-    return 0;
-#endif
-}
-
-static int forced_level = -1;
-
-static int best_level(void) { return gs_has_avx512() ? 2 : gs_has_avx2_fma() ? 1 : 0; }
-
-static int level_in_use(void) {
-    int forced = __atomic_load_n(&forced_level, __ATOMIC_RELAXED), best = best_level();
-    return forced >= 0 && forced < best ? forced : best;
-}
-
-int gs_conv2d_force_isa(int level) {
-    __atomic_store_n(&forced_level, level, __ATOMIC_RELAXED);
-    return level_in_use();
-}
-
-const char *gs_conv2d_isa(void) {
-    switch (level_in_use()) {
-    case 2: return "avx512";
-    case 1: return "avx2+fma";
-    default: return "portable";
-    }
-}
+const char *gs_conv2d_isa(void) { return gs_isa_name(gs_isa_level()); }
 
 void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *prepared, float *output,
                    int64_t task_begin, int64_t task_end) {
-    switch (level_in_use()) {
+    switch (gs_isa_level()) {
 #if defined(__x86_64__)
     case 2: conv2d_graph_avx512(p, input, prepared, output, task_begin, task_end); return;
     case 1: conv2d_graph_avx2(p, input, prepared, output, task_begin, task_end); return;

@@ -13,8 +13,6 @@ typedef float v16f __attribute__((vector_size(64)));
 #define load16(p) ({ v16f v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define store16(p, v) do { v16f s_ = (v); memcpy((p), &s_, sizeof s_); } while (0)
 
-/// True when the CPU has AVX2 and FMA (checked once; the answer never changes).
-int gs_has_avx2_fma(void);
-/// True when the CPU has AVX-512F and AVX-512VL besides AVX2 and FMA.
-int gs_has_avx512(void);
+// gs_has_avx2_fma() / gs_has_avx512(): the level in use, CPU support and gs_isa_limit's cap.
+#include "gs_isa.h"
 #endif

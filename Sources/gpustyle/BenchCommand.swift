@@ -34,6 +34,8 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Also time the built-in classifier (MobileNetV2, 224x224) on each path.")
     var classify = false
 
+    @OptionGroup var instructionSet: InstructionSetOption
+
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
         guard !(noNetwork && noRectangles && !classify) else {
@@ -55,6 +57,7 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         let mix = try StyleMix(style: style)
+        try instructionSet.apply()
         var paths: [BenchPath] = []
         // Without the network, no backend is built: its setup (weights, pipelines) would only
         // add start-up time to a rectangles-only run.

@@ -44,6 +44,8 @@ struct ProfileCommand: ParsableCommand {
     @Flag(name: .customLong("skip-limits"), help: "Do not run the micro-benchmarks (no roofline columns).")
     var skipLimits = false
 
+    @OptionGroup var instructionSet: InstructionSetOption
+
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
         _ = try parsedSize()
@@ -71,6 +73,7 @@ struct ProfileCommand: ParsableCommand {
 
     func run() throws {
         for path in [trace, plot].compactMap({ $0 }) { try Self.checkOutput(path) }
+        try instructionSet.apply()
         let model = try StyleModel.bundled()
         let plan: ExecutionPlan
         let inputs: [ExecutionPlan.Buffer: [Float]]

@@ -103,8 +103,8 @@ enum Conv2DFixtures {
 
     /// Each instruction-set twin of the C kernels this CPU can run (AVX-512, AVX2+FMA, portable).
     static func forEachISA(_ body: (String) throws -> Void) rethrows {
-        defer { gs_conv2d_force_isa(-1) }
-        for level in [2, 1, 0] where gs_conv2d_force_isa(Int32(level)) == Int32(level) {
+        defer { gs_isa_limit(-1) }
+        for level in [2, 1, 0] where gs_isa_limit(Int32(level)) == Int32(level) {
             try body(String(cString: gs_conv2d_isa()))
         }
     }

@@ -87,6 +87,7 @@ void gs_resize_rows(const float *x, int in_height, int in_width, int scale, int 
 void gs_pad2d_rows(const float *x, int in_height, int in_width, float *y, int out_width,
                    int top, int left, int reflect, int row_begin, int row_end);
 
-/// Name of the instruction set the kernels dispatch to on this CPU ("avx2+fma" or "portable").
+/// Name of the instruction set the style convolution runs ("avx2+fma" or "portable": it has no
+/// AVX-512 twin), under gs_isa_limit's cap.
 const char *gs_cpu_kernel_isa(void);
 #endif

@@ -35,9 +35,6 @@ void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *p
 void gs_transposed_conv2d(const float *input, int in_channels, int height, int width, const float *weights,
                           const float *bias, int out_channels, float *output, int out_begin, int out_end);
 
-/// Restricts the convolution kernels to an instruction set for tests: 2 AVX-512, 1 AVX2+FMA,
-/// 0 portable, -1 (the default) the best the CPU has. Returns the level now in use.
-int gs_conv2d_force_isa(int level);
 /// Name of the instruction set the graph convolutions use ("avx512", "avx2+fma", "portable").
 const char *gs_conv2d_isa(void);
 #endif
