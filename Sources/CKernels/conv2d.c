@@ -22,6 +22,7 @@ void gs_conv_pack_weights(const float *weights, int cout, int cin, int kernel, f
 }
 
 #define ISA_TWINS_BODY "conv2d_body.inc"
+#define ISA_TWINS_AVX512
 #include "isa_twins.h"
 
 typedef void (*conv_fn)(const float *, int64_t, int64_t, const int32_t *, int, int, int,
@@ -29,14 +30,14 @@ typedef void (*conv_fn)(const float *, int64_t, int64_t, const int32_t *, int, i
 
 static conv_fn selected_conv(void) {
 #if defined(__x86_64__)
+    if (gs_has_avx512()) return conv2d_rows_avx512;
     if (gs_has_avx2_fma()) return conv2d_rows_avx2;
 #endif
     return conv2d_rows_portable;
 }
 
 const char *gs_cpu_kernel_isa(void) {
-    // This kernel has no AVX-512 twin (yet): AVX2+FMA is its best.
-    return gs_isa_name(gs_isa_level() < 1 ? gs_isa_level() : 1);
+    return gs_isa_name(gs_isa_level());
 }
 
 void gs_conv2d_rows(const float *input, int64_t in_plane_stride, int64_t in_row_stride,

@@ -8,11 +8,24 @@ final class CPUOpTests: XCTestCase {
     func testConvolutionMatchesNumpy() throws {
         let cases = try Fixtures.names(in: "ops", prefix: "conv_")
         XCTAssertGreaterThanOrEqual(cases.count, 10)
-        for name in cases {
-            let fixture = try Fixtures.tensors(name)
-            let expected = fixture["output"]!.values
-            let scale = expected.map(abs).max() ?? 1
-            assertClose(try OpHarness.convolution(fixture, backend: cpu), expected, tolerance: 1e-5 * max(1, scale), name)
+        try Self.onEveryTwin { isa in
+            for name in cases {
+                let fixture = try Fixtures.tensors(name)
+                let expected = fixture["output"]!.values
+                let scale = expected.map(abs).max() ?? 1
+                assertClose(try OpHarness.convolution(fixture, backend: cpu), expected, tolerance: 1e-5 * max(1, scale),
+                            "\(isa) \(name)")
+            }
+        }
+    }
+
+    /// Runs `body` under every instruction set this CPU has (the convolution's AVX-512, AVX2
+    /// and portable twins).
+    static func onEveryTwin(_ body: (InstructionSet) throws -> Void) rethrows {
+        defer { InstructionSet.limit(to: nil) }
+        for isa in InstructionSet.allCases where isa <= InstructionSet.supported {
+            InstructionSet.limit(to: isa)
+            try body(isa)
         }
     }
 
@@ -28,10 +41,14 @@ final class CPUOpTests: XCTestCase {
         }
     }
 
-    /// The micro-kernel has an AVX2 copy and a portable copy; whichever runs here must handle
-    /// widths that are not a multiple of its 32-pixel tile.
+    /// Every twin of the micro-kernel must handle widths that are not a multiple of its tile
+    /// (64 pixels for AVX-512, 32 for AVX2 and portable).
     func testConvolutionTailWidths() throws {
-        for width in [2, 31, 33, 65] {
+        try Self.onEveryTwin { isa in try checkTailWidths(isa) }
+    }
+
+    private func checkTailWidths(_ isa: InstructionSet) throws {
+        for width in [2, 31, 33, 63, 65, 130] {
             let input: [Float] = (0..<(2 * 5 * width)).map { (i: Int) -> Float in Float((i * 7919) % 13) / 13 - 0.5 }
             let weights: [Float] = (0..<(5 * 2 * 9)).map { (i: Int) -> Float in Float((i * 104729) % 17) / 17 - 0.5 }
             let fixture: [String: NamedTensor] = [
@@ -58,7 +75,7 @@ final class CPUOpTests: XCTestCase {
                     }
                 }
             }
-            assertClose(actual, expected, tolerance: 1e-5, "width \(width)")
+            assertClose(actual, expected, tolerance: 1e-5, "\(isa) width \(width)")
         }
     }
 }

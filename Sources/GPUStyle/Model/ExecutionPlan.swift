@@ -31,9 +31,10 @@ public struct ExecutionPlan: Sendable {
     /// Floats between two channel planes are a multiple of this (64 floats = 256 bytes, the
     /// largest `minStorageBufferOffsetAlignment` Vulkan allows).
     public static let planeAlignment = 64
-    /// Extra floats at the end of each padded row: the CPU kernels read whole vectors past the
-    /// last valid column and drop the results.
-    public static let rowSlack = 40
+    /// Extra floats at the end of each padded row: the CPU kernels read whole tiles past the
+    /// last valid column and drop the results (a 64-pixel AVX-512 tile from the last output
+    /// column, plus the kernel's reach: up to 67 floats past a split row's end).
+    public static let rowSlack = 72
 
     public struct DenseShape: Sendable, Equatable {
         public let channels: Int
