@@ -69,6 +69,9 @@ CASES = {
     "depthwise_multiplier2": (4, 9, 8, 8, (3, 3), (1, 1), (1, 1, 1, 1), 4, True, IDENTITY, 0, 0, 1),
     # a 1x1 convolution of a small plane with a long sum: the CPU's channel-vectorised kernel
     "pointwise_small_plane_256_36": (256, 3, 5, 36, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, PRELU, 0, 0, 8),
+    # a 1x1 convolution of a large plane (2115 pixels: the CPU's 128-pixel tiles, the last one
+    # 67 pixels, so the next-block prefetch stops before a partial block), 11 outputs
+    "pointwise_large_plane_5_11": (5, 45, 47, 11, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, RELU6, 0, 0, 6),
 }
 
 TRANSPOSED = {
