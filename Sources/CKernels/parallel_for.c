@@ -35,6 +35,9 @@ enum { max_workers = 63, max_chunks = 4095 };
 
 // 50 µs: see ParallelFor.swift for what shorter and longer spins measured.
 static _Atomic int64_t spin_ns = 50000;
+// Past this, spinning threads also yield (on a busy machine the thread they wait for may be
+// queued behind them on the same core).
+enum { yield_after_ns = 2000 };
 static _Atomic int64_t inline_fallbacks;
 
 static int pool_size;
@@ -96,7 +99,11 @@ static uint32_t wait_for_job(uint32_t seen) {
         uint32_t g = word_generation(atomic_load_explicit(&job_word, memory_order_acquire));
         if (g != seen) return g;
         cpu_pause();
-        if ((i & 63) == 0 && now_ns() - start >= limit) break;
+        if ((i & 63) == 0) {
+            int64_t spent = now_ns() - start;
+            if (spent >= limit) break;
+            if (spent >= yield_after_ns) sched_yield();
+        }
     }
     pthread_mutex_lock(&pool_mutex);
     atomic_fetch_add(&sleeping_workers, 1);
@@ -191,7 +198,10 @@ void gs_parallel_run(int64_t count, int chunks, int threads, gs_parallel_body bo
         int64_t start = now_ns();
         for (unsigned i = 1; atomic_load_explicit(&job_remaining, memory_order_acquire) != 0; i++) {
             cpu_pause();
-            if ((i & 63) == 0 && now_ns() - start >= limit) {
+            if ((i & 63) != 0) continue;
+            int64_t spent = now_ns() - start;
+            if (spent >= yield_after_ns) sched_yield();
+            if (spent >= limit) {
                 pthread_mutex_lock(&pool_mutex);
                 atomic_store(&caller_sleeping, 1);
                 while (atomic_load(&job_remaining) != 0) pthread_cond_wait(&done_cond, &pool_mutex);
