@@ -38,7 +38,7 @@ static _Atomic int64_t spin_ns = 50000;
 // Past this, spinning threads also yield (on a busy machine the thread they wait for may be
 // queued behind them on the same core).
 enum { yield_after_ns = 2000 };
-static _Atomic int64_t inline_fallbacks;
+static _Atomic int64_t pool_held_count;
 
 static int pool_size;
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
@@ -160,22 +160,21 @@ int64_t gs_parallel_set_spin_ns(int64_t nanoseconds) {
     return atomic_exchange(&spin_ns, nanoseconds < 0 ? 0 : nanoseconds);
 }
 
-int64_t gs_parallel_inline_fallbacks(void) { return atomic_load(&inline_fallbacks); }
+int64_t gs_parallel_pool_held_count(void) { return atomic_load(&pool_held_count); }
 
-void gs_parallel_run(int64_t count, int chunks, int threads, gs_parallel_body body, void *context) {
-    if (count <= 0) return;
+int gs_parallel_run(int64_t count, int chunks, int threads, gs_parallel_body body, void *context) {
+    if (count <= 0) return 1;
     if (chunks > max_chunks) chunks = max_chunks;
+    int size = chunks > 1 && threads > 1 ? gs_parallel_pool_size() : 0;
+    if (threads > size + 1) threads = size + 1;
     if (chunks <= 1 || threads <= 1) {
         body(context, 0, count);
-        return;
+        return 1;
     }
-    int size = gs_parallel_pool_size();
-    if (threads > size + 1) threads = size + 1;
     int expected = 0;
-    if (threads <= 1 || !atomic_compare_exchange_strong(&pool_busy, &expected, 1)) {
-        if (threads > 1) atomic_fetch_add_explicit(&inline_fallbacks, 1, memory_order_relaxed);
-        body(context, 0, count);
-        return;
+    if (!atomic_compare_exchange_strong(&pool_busy, &expected, 1)) {
+        atomic_fetch_add_explicit(&pool_held_count, 1, memory_order_relaxed);
+        return 0;
     }
 
     job_body = body;
@@ -212,4 +211,5 @@ void gs_parallel_run(int64_t count, int chunks, int threads, gs_parallel_body bo
         }
     }
     atomic_store_explicit(&pool_busy, 0, memory_order_release);
+    return 1;
 }

@@ -84,10 +84,10 @@ final class ParallelForTests: XCTestCase {
     }
 
     /// Several threads call ranges at once, and every body calls it again (the pool is then
-    /// held, so the nested calls run inline); every item is written exactly once per call.
+    /// held, so the nested calls go to concurrentPerform); every item is written exactly once per call.
     func testConcurrentAndNestedCallsCompleteAndCoverEveryItem() {
         let threads = 4, calls = 50, count = 1000
-        let fallbacksBefore = gs_parallel_inline_fallbacks()
+        let fallbacksBefore = gs_parallel_pool_held_count()
         let results = UnsafeMutableBufferPointer<Int32>.allocate(capacity: threads * count)
         results.initialize(repeating: 0)
         defer { results.deallocate() }
@@ -113,7 +113,7 @@ final class ParallelForTests: XCTestCase {
             XCTAssertEqual(row.filter { $0 != Int32(calls) }.count, 0, "thread \(t): items not written exactly \(calls) times")
         }
         if gs_parallel_pool_size() > 0 {
-            XCTAssertGreaterThan(gs_parallel_inline_fallbacks(), fallbacksBefore, "no call found the pool held")
+            XCTAssertGreaterThan(gs_parallel_pool_held_count(), fallbacksBefore, "no call found the pool held")
         }
     }
 

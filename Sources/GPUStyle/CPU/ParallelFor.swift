@@ -1,4 +1,5 @@
 import CKernels
+import Dispatch
 import Foundation
 
 /// Splits `0..<count` into contiguous ranges and runs them on the calling thread and a pool of
@@ -7,9 +8,25 @@ import Foundation
 /// Why a pool of our own: MobileNetV2 classification is 65 plan steps of 10-300 µs at 224².
 /// With `DispatchQueue.concurrentPerform` the workers went to sleep between steps, and waking
 /// them cost more than the short steps gained (one thread 9.6-10.5 ms, two 7.6-9.0 ms,
-/// onnxruntime 6.2-6.7 ms). The pool's workers spin for a bounded time (50 µs) after each job
-/// before they sleep, and claim chunks from an atomic counter while the caller works on its share.
-/// MEASUREMENTS
+/// onnxruntime 6.2-6.7 ms). The pool's workers spin for a bounded time (50 µs, yielding after
+/// the first 2 µs) after each job before they sleep, and claim chunks from an atomic counter
+/// while the caller works on its share; an idle process spins for at most those 50 µs.
+///
+/// Measured on the 2-core development machine (ParallelForTimingTests, GPUSTYLE_PARALLEL_TIMING=1,
+/// medians of 7 rounds of 200 back-to-back jobs; the machine was shared, load 4-6):
+/// - at its quietest, a job of 114 µs on one thread took 62 µs on the pool and 108 µs with
+///   concurrentPerform (333 µs: 216 vs 248); with the machine busier the pool and
+///   concurrentPerform were within noise of each other and of one thread (then the second core
+///   is someone else's).
+/// - without the spin (workers sleep right after each job) the pool lost 5-30 % on jobs of
+///   20-300 µs in the same runs.
+/// - classify end to end (`gpustyle bench --classify`, 20 alternating rounds, the binary before
+///   this pool vs after, at load 5): after/before 1.03 (median of per-round ratios); the gain
+///   above does not show while other sessions keep both cores busy.
+/// - two callers at once: when the second ran inline while the first held the pool, a job took
+///   1.1-3× as long as with concurrentPerform for both at load 5 (four threads get more of a
+///   busy machine than three), hence the fallback to concurrentPerform (the live pipeline's
+///   stages run with workerLimit 1 and never ask for the pool).
 enum ParallelFor {
     static let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
@@ -19,8 +36,8 @@ enum ParallelFor {
 
     /// Runs `body` on disjoint ranges that cover `0..<count`. With `grain` > 1 a range holds at
     /// least that many items (small jobs stay on one thread). Callable from several threads at
-    /// once: a call made while another holds the pool (or from inside a body) runs its whole
-    /// range on the calling thread.
+    /// once: a call made while another holds the pool (or from inside a body) splits its work
+    /// with DispatchQueue.concurrentPerform instead, as ranges did before the pool.
     static func ranges(_ count: Int, grain: Int = 1, _ body: (Range<Int>) -> Void) {
         guard count > 0 else { return }
         // A few chunks per worker balance uneven rows without much scheduling overhead.
@@ -32,12 +49,27 @@ enum ParallelFor {
         }
         // The pool hands the C side a context pointer to the caller's non-escaping body; it runs
         // the body only before gs_parallel_run returns.
-        withoutActuallyEscaping(body) { body in
+        let ran = withoutActuallyEscaping(body) { body in
             var job = Job(body: body)
-            withUnsafeMutablePointer(to: &job) { job in
+            return withUnsafeMutablePointer(to: &job) { job in
                 gs_parallel_run(Int64(count), Int32(chunks), Int32(clamping: workers), { context, begin, end in
                     context!.assumingMemoryBound(to: Job.self).pointee.body(Int(begin)..<Int(end))
                 }, job)
+            }
+        }
+        if ran == 0 { dispatch(count, chunks, body) }
+    }
+
+    /// What ranges did before the pool, now for calls made while another call holds the pool.
+    private static func dispatch(_ count: Int, _ chunks: Int, _ body: (Range<Int>) -> Void) {
+        // Dispatch wants a Sendable closure, which the caller's non-escaping body cannot be,
+        // hence the unchecked box; the kernels hand it raw pointers to disjoint ranges.
+        withoutActuallyEscaping(body) { body in
+            let box = UncheckedSendable(value: body)
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                let begin = count * chunk / chunks
+                let end = count * (chunk + 1) / chunks
+                if begin < end { box.value(begin..<end) }
             }
         }
     }
