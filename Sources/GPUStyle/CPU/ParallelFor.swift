@@ -13,20 +13,20 @@ import Foundation
 /// while the caller works on its share; an idle process spins for at most those 50 µs.
 ///
 /// Measured on the 2-core development machine (ParallelForTimingTests, GPUSTYLE_PARALLEL_TIMING=1,
-/// medians of 7 rounds of 200 back-to-back jobs; the machine was shared, load 4-6):
-/// - at its quietest, a job of 114 µs on one thread took 62 µs on the pool and 108 µs with
-///   concurrentPerform (333 µs: 216 vs 248); with the machine busier the pool and
-///   concurrentPerform were within noise of each other and of one thread (then the second core
-///   is someone else's).
-/// - without the spin (workers sleep right after each job) the pool lost 5-30 % on jobs of
-///   20-300 µs in the same runs.
-/// - classify end to end (`gpustyle bench --classify`, 20 alternating rounds, the binary before
-///   this pool vs after, at load 5): after/before 1.03 (median of per-round ratios); the gain
-///   above does not show while other sessions keep both cores busy.
-/// - two callers at once: when the second ran inline while the first held the pool, a job took
-///   1.1-3× as long as with concurrentPerform for both at load 5 (four threads get more of a
-///   busy machine than three), hence the fallback to concurrentPerform (the live pipeline's
-///   stages run with workerLimit 1 and never ask for the pool).
+/// medians of 7 rounds of 200 back-to-back jobs, 8 runs; the machine was shared, load 4-6):
+/// - a job of about 100 µs on one thread: pool / concurrentPerform 0.58-1.70, median 0.86
+///   (62 vs 108 µs at the quietest; slower in 2 of 8 runs, when the other core was busy).
+/// - the spin pays: pool / the same pool with workers that sleep right after each job, median
+///   of 7 runs 0.77 for 20 µs jobs, 0.82 for 100 µs, 0.94 for 300 µs.
+/// - classify end to end (`gpustyle bench --classify`, the binary before this pool and after,
+///   alternating processes, 15-20 rounds, three runs at load 4-6): after/before 1.03-1.06
+///   (median of per-round ratios); the gain above does not show while other sessions keep both
+///   cores busy. The style network: 0.96 at 512², 0.99 at 1080p.
+/// - two callers at once: when the second ran inline while the first held the pool, its jobs of
+///   100-300 µs took 1.4-3.2× as long as with concurrentPerform for both (four threads get more
+///   of a busy machine than three), hence the fallback to concurrentPerform; with it, 0.64-1.01
+///   for those jobs, but 1.5-1.7 for 20 µs jobs (2 runs). The live pipeline's stages run with
+///   workerLimit 1 and never ask for the pool.
 enum ParallelFor {
     static let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
