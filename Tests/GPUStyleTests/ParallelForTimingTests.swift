@@ -19,15 +19,9 @@ final class ParallelForTimingTests: XCTestCase {
         if sum.isNaN { print(sum) }
     }
 
-    /// ranges' split, run with concurrentPerform.
+    /// ranges' split, run with concurrentPerform (what ranges did before the pool).
     private static func dispatch(_ count: Int, _ body: (Range<Int>) -> Void) {
-        let chunks = min(count, ParallelFor.workers * 4)
-        withoutActuallyEscaping(body) { body in
-            let box = UncheckedSendable(value: body)
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                box.value(count * chunk / chunks..<count * (chunk + 1) / chunks)
-            }
-        }
+        ParallelFor.dispatch(count, min(count, ParallelFor.workers * 4), body)
     }
 
     private static func seconds(_ run: () -> Void) -> Double {

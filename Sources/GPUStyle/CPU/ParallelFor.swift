@@ -60,8 +60,9 @@ enum ParallelFor {
         if ran == 0 { dispatch(count, chunks, body) }
     }
 
-    /// What ranges did before the pool, now for calls made while another call holds the pool.
-    private static func dispatch(_ count: Int, _ chunks: Int, _ body: (Range<Int>) -> Void) {
+    /// What ranges did before the pool, now for calls made while another call holds the pool
+    /// (and ParallelForTimingTests' reference).
+    static func dispatch(_ count: Int, _ chunks: Int, _ body: (Range<Int>) -> Void) {
         // Dispatch wants a Sendable closure, which the caller's non-escaping body cannot be,
         // hence the unchecked box; the kernels hand it raw pointers to disjoint ranges.
         withoutActuallyEscaping(body) { body in
