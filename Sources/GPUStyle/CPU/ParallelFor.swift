@@ -21,7 +21,10 @@ import Foundation
 /// - classify end to end (`gpustyle bench --classify`, the binary before this pool and after,
 ///   alternating processes, 15-20 rounds, three runs at load 4-6): after/before 1.03-1.06
 ///   (median of per-round ratios); the gain above does not show while other sessions keep both
-///   cores busy. The style network: 0.96 at 512², 0.99 at 1080p.
+///   cores busy. The style network: 0.96 at 512², 0.99 at 1080p. At load 1.3, 15 rounds:
+///   classify 9.8 ms after, 10.2 before (0.96), onnxruntime 5.6 ms; `gpustyle profile --network
+///   classify` puts 91-97 % of the wall time inside the steps with either binary, so the rest of
+///   the gap to onnxruntime is in the kernels (the 1×1 convolutions are 70 % of it).
 /// - two callers at once: when the second ran inline while the first held the pool, its jobs of
 ///   100-300 µs took 1.4-3.2× as long as with concurrentPerform for both (four threads get more
 ///   of a busy machine than three), hence the fallback to concurrentPerform; with it, 0.64-1.01
