@@ -115,6 +115,9 @@ final class ComputeChoiceTests: VulkanTestCase {
 
         XCTAssertTrue(ComputeOptions().skipsVulkanWithoutGPUNode, "on with the default loader")
         XCTAssertFalse(ComputeOptions(vulkanLoader: "/x/libvulkan.so.1").skipsVulkanWithoutGPUNode, "a named loader is consulted")
+        var named = ComputeOptions()
+        named.vulkanLoader = "/x/libvulkan.so.1"
+        XCTAssertFalse(named.skipsVulkanWithoutGPUNode, "also when named after init (as the binary does)")
     }
 
     /// Without Vulkan, auto warns and takes the CPU stage; a start-up failure does the same.

@@ -8,14 +8,14 @@ import XCTest
 /// DispatchQueue.concurrentPerform (what ranges used before the warm pool) and on one thread, for
 /// jobs of about 20, 100 and 300 µs run back to back (MobileNetV2's steps at 224² are 10-300 µs),
 /// and for two threads calling at once. Medians of 7 alternating rounds of 200 jobs each; the work
-/// is gs_shifted_moments over 256-float rows. Runs only with GPUSTYLE_PARALLEL_TIMING=1 (timings
+/// is gs_instance_norm_moments over 256-float rows. Runs only with GPUSTYLE_PARALLEL_TIMING=1 (timings
 /// are meaningless on a busy test machine).
 final class ParallelForTimingTests: XCTestCase {
     private static let rowLength = 256
 
     private static func work(_ data: UnsafePointer<Float>, _ rows: Range<Int>) {
         var sum = 0.0, squares = 0.0
-        for row in rows { gs_shifted_moments(data + row * rowLength, Int64(rowLength), 0.5, &sum, &squares) }
+        for row in rows { gs_instance_norm_moments(data + row * rowLength, Int64(rowLength), 0.5, &sum, &squares) }
         if sum.isNaN { print(sum) }
     }
 

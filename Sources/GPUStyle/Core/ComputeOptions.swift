@@ -21,9 +21,12 @@ public struct ComputeOptions: Sendable, Equatable {
     /// Injected submit failure. Default nil (none).
     public var fault: Fault?
     /// Under `auto`, take the CPU path without loading Vulkan when `GPUDeviceNodes` finds no
-    /// GPU device node. Default: on with the default loader, off when a loader is named (an
-    /// explicitly named loader is always consulted; tests name one to simulate machines).
-    public var skipsVulkanWithoutGPUNode: Bool
+    /// GPU device node. nil (default): on with the default loader, off when a loader is named
+    /// (an explicitly named loader is always consulted; tests name one to simulate machines).
+    public var skipsVulkanWithoutGPUNodeSetting: Bool?
+    public var skipsVulkanWithoutGPUNode: Bool {
+        skipsVulkanWithoutGPUNodeSetting ?? (vulkanLoader == ComputeOptions.defaultVulkanLoader)
+    }
     /// Where `GPUDeviceNodes` looks. Default `/dev`.
     public var deviceDirectory: String
 
@@ -33,7 +36,7 @@ public struct ComputeOptions: Sendable, Equatable {
                 vulkanLoader: String = ComputeOptions.defaultVulkanLoader, fault: Fault? = nil,
                 skipsVulkanWithoutGPUNode: Bool? = nil, deviceDirectory: String = "/dev") {
         self.device = device
-        self.skipsVulkanWithoutGPUNode = skipsVulkanWithoutGPUNode ?? (vulkanLoader == ComputeOptions.defaultVulkanLoader)
+        self.skipsVulkanWithoutGPUNodeSetting = skipsVulkanWithoutGPUNode
         self.deviceDirectory = deviceDirectory
         self.validation = validation
         self.fp16Storage = fp16Storage
