@@ -15,25 +15,19 @@ public final class CPUFrameConverter: FrameConverter {
 
 /// A colour conversion on a `DeviceFallback`: the GLSL kernel until it fails, then the CPU
 /// kernel for good (one warning), the failed frame re-converted there.
-public final class FallbackFrameConverter: FrameConverter {
-    private let stages: DeviceFallback<FrameConverter>
-    /// Receives the one-line warning when the switch happens (default: standard error).
-    public var warn: (String) -> Void {
-        get { stages.warn }
-        set { stages.warn = newValue }
-    }
+public typealias FallbackFrameConverter = DeviceFallback<FrameConverter>
 
-    public init(primary: FrameConverter, fallback: @escaping () -> FrameConverter) {
-        stages = DeviceFallback(primary: primary, fallback: fallback) { _, error in
+extension DeviceFallback: FrameConverter where Stage == FrameConverter {
+    public convenience init(primary: FrameConverter, fallback: @escaping () -> FrameConverter) {
+        self.init(primary: primary, fallback: fallback) { _, error in
             "warning: the GPU colour conversion failed (\(error)); continuing on the CPU"
         }
     }
 
-    public var hasFallenBack: Bool { stages.hasFallenBack }
-    public var name: String { stages.active.name }
+    public var name: String { active.name }
 
     public func image(from frame: YUVFrame, fullRange: Bool) throws -> Image {
-        try stages.run { try $0.image(from: frame, fullRange: fullRange) }
+        try run { try $0.image(from: frame, fullRange: fullRange) }
     }
 }
 

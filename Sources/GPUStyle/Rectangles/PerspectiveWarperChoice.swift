@@ -1,25 +1,19 @@
 /// A warp on a `DeviceFallback`: the GLSL kernel until it fails, then the CPU kernel for good
 /// (one warning), the failed warp re-run there (the same definition, so the same image).
-public final class FallbackPerspectiveWarper: PerspectiveWarper {
-    private let stages: DeviceFallback<PerspectiveWarper>
-    /// Receives the one-line warning when the switch happens (default: standard error).
-    public var warn: (String) -> Void {
-        get { stages.warn }
-        set { stages.warn = newValue }
-    }
+public typealias FallbackPerspectiveWarper = DeviceFallback<PerspectiveWarper>
 
-    public init(primary: PerspectiveWarper, fallback: @escaping () -> PerspectiveWarper) {
-        stages = DeviceFallback(primary: primary, fallback: fallback) { _, error in
+extension DeviceFallback: PerspectiveWarper where Stage == PerspectiveWarper {
+    public convenience init(primary: PerspectiveWarper, fallback: @escaping () -> PerspectiveWarper) {
+        self.init(primary: primary, fallback: fallback) { _, error in
             "warning: the GPU warp failed (\(error)); continuing on the CPU kernel"
         }
     }
 
-    public var hasFallenBack: Bool { stages.hasFallenBack }
-    public var name: String { stages.active.name }
+    public var name: String { active.name }
 
     public func warp(_ source: Image, outputToSource: Homography, width: Int, height: Int,
                      originX: Int, originY: Int, interpolation: WarpInterpolation) throws -> Image {
-        try stages.run {
+        try run {
             try $0.warp(source, outputToSource: outputToSource, width: width, height: height,
                         originX: originX, originY: originY, interpolation: interpolation)
         }
