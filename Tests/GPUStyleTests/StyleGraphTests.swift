@@ -75,8 +75,8 @@ final class StyleGraphTests: XCTestCase {
         XCTAssertEqual(table.count, StyleNetwork.layers.count * ExecutionPlan.parametersPerLayer)
         // Independent arithmetic for layer 14 (expand.1, 4 channels), channel 2.
         let layer = 14, channels = StyleNetwork.layers[layer].outputChannels, c = 2
-        let gamma = 0.25 * model.gamma[layer][3 * channels + c] + 0.75 * model.gamma[layer][20 * channels + c]
-        let beta = 0.25 * model.beta[layer][3 * channels + c] + 0.75 * model.beta[layer][20 * channels + c]
+        let gamma = 0.25 * model.constant(.gamma, layer: layer)[3 * channels + c] + 0.75 * model.constant(.gamma, layer: layer)[20 * channels + c]
+        let beta = 0.25 * model.constant(.beta, layer: layer)[3 * channels + c] + 0.75 * model.constant(.beta, layer: layer)[20 * channels + c]
         XCTAssertEqual(table[layer * ExecutionPlan.parametersPerLayer + c], gamma, accuracy: 1e-6)
         XCTAssertEqual(table[layer * ExecutionPlan.parametersPerLayer + StyleNetwork.maxChannels + c], beta, accuracy: 1e-6)
     }

@@ -89,7 +89,7 @@ final class VulkanNetworkTests: VulkanTestCase {
         let convPlan = ExecutionPlan(steps: Array(plan.steps.prefix(2)), bufferFloats: plan.bufferFloats,
                                      inputShape: plan.inputShape, output: conv0.destination, outputShape: conv0.outputShape)
         let convOut = try backend.run(convPlan, inputs: [.input: dense], normParameters: parameters)
-        let weights = model.convolutionWeights[0]
+        let weights = model.constant(.weights, layer: 0)
         let k = conv0.kernel
         func reflect(_ i: Int, _ n: Int) -> Int { i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i) }
         var samples = [(0, 0, 0), (31, height - 1, width - 1), (5, 0, width - 1), (17, height - 1, 0), (9, 3, 2)]

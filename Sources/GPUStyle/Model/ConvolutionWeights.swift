@@ -17,9 +17,9 @@ public struct ConvolutionWeights: Sendable {
 extension StyleModel {
     /// The network's convolutions, indexed like `StyleNetwork.layers`.
     public var convolutions: [ConvolutionWeights] {
-        zip(StyleNetwork.layers, convolutionWeights).map { layer, values in
+        StyleNetwork.layers.enumerated().map { index, layer in
             ConvolutionWeights(outputChannels: layer.outputChannels, inputChannels: layer.inputChannels,
-                               kernel: layer.kernel, values: values)
+                               kernel: layer.kernel, values: constant(.weights, layer: index))
         }
     }
 }

@@ -45,6 +45,10 @@ public struct ExecutionPlan: Sendable {
             self.height = height
             self.width = width
         }
+        /// A graph tensor's shape, laid out with aligned planes.
+        public init(_ shape: NetworkGraph.Shape) {
+            self.init(channels: shape.channels, height: shape.height, width: shape.width)
+        }
         public var planeStride: Int { roundUp(height * width, ExecutionPlan.planeAlignment) }
         public var floatCount: Int { channels * planeStride }
     }

@@ -1,4 +1,29 @@
 extension StyleNetwork {
+    /// The kinds of constant each layer has, in the order `graph` lays them out.
+    public enum Constant: Int, CaseIterable, Sendable {
+        case weights, gamma, beta
+
+        /// Its name in the weight file (`contract.0.w`, `contract.0.norm.gamma`, ...).
+        public func name(layer: Int) -> String {
+            let suffix = switch self {
+            case .weights: "w"
+            case .gamma: "norm.gamma"
+            case .beta: "norm.beta"
+            }
+            return "\(layers[layer].name).\(suffix)"
+        }
+
+        /// Its shape: weights [Cout][Cin][K][K], γ and β [styles][Cout].
+        public func shape(layer: Int) -> [Int] {
+            let spec = layers[layer]
+            return self == .weights ? [spec.outputChannels, spec.inputChannels, spec.kernel, spec.kernel]
+                                    : [styleCount, spec.outputChannels]
+        }
+
+        /// Its index among `graph`'s constants.
+        public func index(layer: Int) -> Int { rawValue * layers.count + layer }
+    }
+
     /// The network as a `NetworkGraph`, the one description both the whole-image plan
     /// (`StyleModel.plan`) comes from and model files can carry. Constants are laid out
     /// [conv weights of every layer, then γ of every layer, then β of every layer], each in
@@ -10,7 +35,7 @@ extension StyleNetwork {
     /// convolution → conditional instance norm with the layer's activation [→ add the block's
     /// input].
     public static func graph(constants: ModelConstants) -> NetworkGraph {
-        precondition(constants.count == 3 * layers.count, "weights, gamma and beta per layer")
+        precondition(constants.count == Constant.allCases.count * layers.count, "weights, gamma and beta per layer")
         var nodes: [NetworkGraph.Node] = []
         var tensorCount = 1
         func tensor() -> Int {
@@ -29,12 +54,12 @@ extension StyleNetwork {
             }
             let convolved = tensor()
             nodes.append(.init(name: layer.name, operation: .convolution(.init(
-                weights: index, bias: nil, outputChannels: layer.outputChannels, kernelHeight: layer.kernel,
+                weights: Constant.weights.index(layer: index), bias: nil, outputChannels: layer.outputChannels, kernelHeight: layer.kernel,
                 kernelWidth: layer.kernel, strideY: layer.stride, strideX: layer.stride,
                 padding: .init(layer.padding), paddingMode: .reflect)), inputs: [current], output: convolved))
             let normalised = tensor()
             nodes.append(.init(name: "\(layer.name).norm", operation: .instanceNorm(.init(
-                gamma: layers.count + index, beta: 2 * layers.count + index, styles: styleCount,
+                gamma: Constant.gamma.index(layer: index), beta: Constant.beta.index(layer: index), styles: styleCount,
                 activation: .init(layer.activation))), inputs: [convolved], output: normalised))
             current = normalised
             if layer.closesResidualBlock, let residual = blockInput {

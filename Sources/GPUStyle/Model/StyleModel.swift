@@ -1,14 +1,16 @@
 import Foundation
 
-/// The multi-style network's weights, checked against `StyleNetwork.layers`.
+/// The multi-style network's weights, checked against `StyleNetwork.layers`, held once: as the
+/// constants of its graph.
 public final class StyleModel: Sendable {
-    /// Per layer, ONNX layout [Cout][Cin][K][K].
-    public let convolutionWeights: [[Float]]
-    /// Per layer, [26][Cout] each.
-    public let gamma: [[Float]]
-    public let beta: [[Float]]
     /// The network with these weights (`StyleNetwork.graph`).
     public let graph: NetworkGraph
+
+    /// Layer `layer`'s constant of `kind` (weights in ONNX layout [Cout][Cin][K][K]; γ and β
+    /// [26][Cout]).
+    public func constant(_ kind: StyleNetwork.Constant, layer: Int) -> [Float] {
+        graph.constants[kind.index(layer: layer)]
+    }
 
     /// The network bundled in the binary (`Weights/multistyle26.gpsw`).
     public static func bundled() throws -> StyleModel {
@@ -26,19 +28,14 @@ public final class StyleModel: Sendable {
             }
             return t.values
         }
-        var w: [[Float]] = [], g: [[Float]] = [], b: [[Float]] = []
-        for layer in StyleNetwork.layers {
-            let c = layer.outputChannels
-            w.append(try tensor("\(layer.name).w", [c, layer.inputChannels, layer.kernel, layer.kernel]))
-            g.append(try tensor("\(layer.name).norm.gamma", [StyleNetwork.styleCount, c]))
-            b.append(try tensor("\(layer.name).norm.beta", [StyleNetwork.styleCount, c]))
+        var values: [[Float]] = [], names: [String] = []
+        for kind in StyleNetwork.Constant.allCases {
+            for layer in StyleNetwork.layers.indices {
+                names.append(kind.name(layer: layer))
+                values.append(try tensor(names.last!, kind.shape(layer: layer)))
+            }
         }
-        convolutionWeights = w
-        gamma = g
-        beta = b
-        let names = StyleNetwork.layers.map { "\($0.name).w" } + StyleNetwork.layers.map { "\($0.name).norm.gamma" }
-            + StyleNetwork.layers.map { "\($0.name).norm.beta" }
-        graph = StyleNetwork.graph(constants: ModelConstants(values: w + g + b, names: names))
+        graph = StyleNetwork.graph(constants: ModelConstants(values: values, names: names))
     }
 
     /// The plan for an input of `height` x `width`: `graph` lowered by `GraphLowering`.

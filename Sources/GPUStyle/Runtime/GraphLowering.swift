@@ -132,8 +132,8 @@ public enum GraphLowering {
         let outputShape = tensorShapes[graph.output]!
         return ExecutionPlan(
             steps: steps.map { $0.step(regions) }, bufferFloats: bufferFloats,
-            inputShape: .init(channels: shape.channels, height: shape.height, width: shape.width), output: .result,
-            outputShape: .init(channels: outputShape.channels, height: outputShape.height, width: outputShape.width),
+            inputShape: .init(shape), output: .result,
+            outputShape: .init(outputShape),
             constants: graph.constants)
     }
 

@@ -51,11 +51,8 @@ extension GraphLowering {
         var steps: [ExecutionPlan.Step] = []
         var sizes: [ExecutionPlan.Buffer: Int] = [:]
         func use(_ buffer: ExecutionPlan.Buffer, _ floats: Int) { sizes[buffer] = max(sizes[buffer] ?? 0, floats) }
-        func dense(_ s: NetworkGraph.Shape) -> ExecutionPlan.DenseShape {
-            .init(channels: s.channels, height: s.height, width: s.width)
-        }
 
-        let inputShape = dense(shape)
+        let inputShape = ExecutionPlan.DenseShape(shape)
         use(.input, inputShape.floatCount)
         var slot: [Int: ExecutionPlan.Buffer] = [graph.input: .input]
         for (index, block) in blocks.enumerated() {
@@ -64,7 +61,8 @@ extension GraphLowering {
                 throw GraphError("block \(index) needs more than \(blockSlots.count) live tensors")
             }
             let c = block.convolution
-            let pad = ExecutionPlan.Pad(source: slot[block.input]!, destination: .padded, sourceShape: dense(shapes[block.input]!),
+            let pad = ExecutionPlan.Pad(source: slot[block.input]!, destination: .padded,
+                                        sourceShape: ExecutionPlan.DenseShape(shapes[block.input]!),
                                         upsample: block.upsample, padding: c.padding.top, split: c.strideY == 2)
             use(.padded, pad.floatCount)
             steps.append(.pad(pad))
@@ -80,7 +78,7 @@ extension GraphLowering {
             slot[block.output] = destination
         }
         return ExecutionPlan(steps: steps, bufferFloats: sizes, inputShape: inputShape, output: slot[last.output]!,
-                             outputShape: dense(shapes[last.output]!))
+                             outputShape: ExecutionPlan.DenseShape(shapes[last.output]!))
     }
 
     /// The graph's nodes grouped into blocks, or an error naming the first node that fits none.
