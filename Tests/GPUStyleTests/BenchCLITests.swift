@@ -41,4 +41,20 @@ final class BenchCLITests: XCTestCase {
         XCTAssertEqual(result.status, 2, result.stderr)
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
     }
+
+    /// `--isa` caps the CPU kernels, and the report names the set that ran; a name that is no
+    /// instruction set is one line and status 2.
+    func testInstructionSetCapIsReported() throws {
+        let capped = try TestProcess.gpustyle(["bench", "--isa", "portable", "--device", "cpu", "--no-rectangles",
+                                               "--sizes", "64x64", "--runs", "1", "--json"])
+        XCTAssertEqual(capped.status, 0, capped.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: capped.stdout) as? [String: Any])
+        let device = try XCTUnwrap((object["paths"] as? [[String: Any]])?.first?["device"] as? String)
+        XCTAssertTrue(device.contains("portable") && !device.contains("avx"), device)
+
+        let bad = try TestProcess.gpustyle(["profile", "--isa", "sse9", "--device", "cpu"])
+        XCTAssertEqual(bad.status, 2, bad.stderr)
+        XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--isa"), bad.stderr)
+    }
 }
