@@ -20,6 +20,10 @@ mobilenet_block.gpsw (Conv2DTests, through GraphLowering): a MobileNetV2 inverte
     output   project(relu6(depthwise(relu6(expand(x)))))   (stride 1, padding 1)
     residual output + input (the block's add)
 
+ops/inverted_residual/<case>.gpsw (InvertedResidualTests): the same block at odd sizes, strides,
+    with and without the expansion and the residual add (inputs as above; no expand_* tensors
+    when the block has no expansion), stride [1]; output is the block's result (with the add when it has one)
+
 Regenerate: python3 tools/make_conv2d_fixtures.py   (torch 2.13 CPU, numpy; seeded, deterministic)
 """
 import os
@@ -149,6 +153,37 @@ def block_case(seed):
     return t
 
 
+# name: channels in, height, width, expanded channels (0: no expansion), out channels, stride, residual
+BLOCKS = {
+    "expand_residual_7x13": (8, 7, 13, 48, 8, 1, True),
+    "expand_s2_17x9": (6, 17, 9, 36, 10, 2, False),
+    "no_expand_9x5": (16, 9, 5, 0, 8, 1, False),
+    "expand_residual_1x1": (4, 1, 1, 24, 4, 1, True),
+    "expand_s2_3x5": (5, 3, 5, 30, 7, 2, False),
+    "expand_residual_30x11": (8, 30, 11, 40, 8, 1, True),
+}
+
+
+def inverted_residual_case(seed, cin, h, w, expanded, cout, stride, residual):
+    rng = np.random.default_rng(seed)
+    x = torch.tensor(rng.standard_normal((1, cin, h, w)))
+    t = {"input": x[0].numpy(), "stride": np.array([float(stride)])}
+    mid = expanded or cin
+    parts = [("depthwise", (mid, 1, 3, 3)), ("project", (cout, mid, 1, 1))]
+    if expanded:
+        parts.insert(0, ("expand", (expanded, cin, 1, 1)))
+    for name, shape in parts:
+        fan_in = shape[1] * shape[2] * shape[3]
+        t[name + "_weight"] = rng.standard_normal(shape) * 3 / np.sqrt(fan_in)
+        t[name + "_bias"] = rng.standard_normal(shape[0]) * 0.5
+    w = {k: torch.tensor(v) for k, v in t.items()}
+    y = F.relu6(F.conv2d(x, w["expand_weight"], w["expand_bias"])) if expanded else x
+    y = F.relu6(F.conv2d(y, w["depthwise_weight"], w["depthwise_bias"], stride=stride, padding=1, groups=mid))
+    y = F.conv2d(y, w["project_weight"], w["project_bias"])
+    t["output"] = (y + x if residual else y)[0].numpy()
+    return t
+
+
 def main():
     torch.set_default_dtype(torch.float64)
     os.makedirs(OUT, exist_ok=True)
@@ -157,6 +192,10 @@ def main():
     for i, (name, params) in enumerate(TRANSPOSED.items()):
         gpsw.write(os.path.join(OUT, f"transposed_conv2d_{name}.gpsw"), transposed_case(5000 + i, *params))
     gpsw.write(os.path.join(OUT, "mobilenet_block.gpsw"), block_case(6000))
+    blocks = os.path.join(OUT, "..", "inverted_residual")
+    os.makedirs(blocks, exist_ok=True)
+    for i, (name, params) in enumerate(BLOCKS.items()):
+        gpsw.write(os.path.join(blocks, f"{name}.gpsw"), inverted_residual_case(7000 + i, *params))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 // - GEMV: a kernel covering its whole input (a fully connected layer).
 // The body is compiled for AVX-512, AVX2+FMA and the baseline instruction set (isa_twins.h).
 #include "conv2d_graph.h"
+#include "inverted_residual.h"
 #include "activation.h"
 #include "simd.h"
 #include <math.h>
@@ -142,6 +143,29 @@ void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *p
     case 1: conv2d_graph_avx2(p, input, prepared, output, task_begin, task_end); return;
 #endif
     default: conv2d_graph_portable(p, input, prepared, output, task_begin, task_end);
+    }
+}
+
+int gs_inverted_residual_strip_rows(const gs_inverted_residual_params *p, int64_t cache_bytes, int max_rows) {
+    const gs_conv2d_params *dw = &p->depthwise;
+    // Per output row: the expanded input rows it adds (stride rows) and its filtered row.
+    const int64_t per_row = 4 * (int64_t)dw->in_channels
+                            * ((p->has_expand ? (int64_t)dw->stride_y * dw->in_width : 0) + dw->out_width);
+    const int64_t fixed = p->has_expand ? 4 * (int64_t)dw->in_channels * dw->in_width * (dw->kernel_height - dw->stride_y) : 0;
+    int64_t rows = (cache_bytes - fixed) / per_row;
+    if (rows > max_rows) rows = max_rows;
+    return rows < 1 ? 1 : (int)rows;
+}
+
+void gs_inverted_residual_run(const gs_inverted_residual_params *p, const float *input, const float *expand_weights,
+                              const float *depthwise_weights, const float *project_weights, const float *residual,
+                              float *output, int64_t task_begin, int64_t task_end) {
+    switch (gs_isa_level()) {
+#if defined(__x86_64__)
+    case 2: inverted_residual_avx512(p, input, expand_weights, depthwise_weights, project_weights, residual, output, task_begin, task_end); return;
+    case 1: inverted_residual_avx2(p, input, expand_weights, depthwise_weights, project_weights, residual, output, task_begin, task_end); return;
+#endif
+    default: inverted_residual_portable(p, input, expand_weights, depthwise_weights, project_weights, residual, output, task_begin, task_end);
     }
 }
 

@@ -32,8 +32,8 @@ final class BenchCLITests: XCTestCase {
         let report = try XCTUnwrap(((try JSONSerialization.jsonObject(with: profile.stdout) as? [String: Any])?["reports"]
                                     as? [[String: Any]])?.first)
         let steps = try XCTUnwrap(report["steps"] as? [[String: Any]])
-        XCTAssertEqual(steps.count, 65, "MobileNetV2's lowered plan, one row per step")
-        XCTAssertEqual(steps.filter { ($0["kind"] as? String)?.hasPrefix("conv2d depthwise") == true }.count, 17)
+        XCTAssertEqual(steps.count, 22, "MobileNetV2's lowered plan, one row per step: the stem, 17 blocks, the head")
+        XCTAssertEqual(steps.filter { ($0["kind"] as? String)?.hasPrefix("inverted_residual 3x3") == true }.count, 17)
     }
 
     func testNoNetworkWithNoRectanglesIsAUsageError() throws {

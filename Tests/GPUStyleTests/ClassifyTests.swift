@@ -73,7 +73,7 @@ final class ClassifyCPUTests: XCTestCase {
         let plan = try classifier.lowered()
         var tensors: [Int: Int] = [:]  // pool offset of each written region -> floats (last writer wins)
         var all = 0
-        for step in plan.steps {
+        for step in plan.steps.flatMap(\.parts) {
             let writes = step.graphRegions!.writes
             if writes.buffer == .pool { tensors[writes.offset] = writes.floatCount; all += writes.floatCount }
         }

@@ -94,7 +94,7 @@ final class ComputeChoiceTests: VulkanTestCase {
         let dev = FileManager.default.temporaryDirectory.appendingPathComponent("gpustyle-dev-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dev.appendingPathComponent("dri"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dev) }
-        FileManager.default.createFile(atPath: dev.appendingPathComponent("null").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: dev.appendingPathComponent("null").path, contents: nil)
         func choose() throws -> ComputeChoice<String> {
             let options = ComputeOptions(vulkanLoader: "/nonexistent/libvulkan.so.1", skipsVulkanWithoutGPUNode: true,
                                          deviceDirectory: dev.path)
@@ -106,7 +106,7 @@ final class ComputeChoiceTests: VulkanTestCase {
         XCTAssertEqual(skipped.warnings, [], "Vulkan was not loaded, so its absence is not reported")
         XCTAssertTrue(skipped.reason.hasPrefix("no GPU device node"), skipped.reason)
 
-        FileManager.default.createFile(atPath: dev.appendingPathComponent("dri/renderD128").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: dev.appendingPathComponent("dri/renderD128").path, contents: nil)
         XCTAssertEqual(GPUDeviceNodes.present(under: dev.path), [dev.path + "/dri/renderD128"])
         let consulted = try choose()
         XCTAssertEqual(consulted.stage, "cpu")

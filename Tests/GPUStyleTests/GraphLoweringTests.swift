@@ -55,41 +55,77 @@ final class GraphLoweringTests: XCTestCase {
     }
 
     func testStepsAndPoolPlacement() throws {
-        let plan = try GraphLowering.lower(Self.invertedResidualGraph(), input: Shape(channels: 3, height: 16, width: 16))
-        XCTAssertEqual(plan.steps.map(\.opName), ["conv2d", "conv2d", "conv2d depthwise", "conv2d", "add",
-                                                  "global_average_pool", "conv2d"])
-        guard case .conv2d(let classifier) = plan.steps.last! else { return XCTFail() }
-        XCTAssertEqual([classifier.kernelHeight, classifier.kernelWidth], [1, 1], "a fully connected layer is a whole-input convolution")
-        XCTAssertEqual(classifier.output.buffer, .result)
-        guard case .conv2d(let stem) = plan.steps[0] else { return XCTFail() }
-        XCTAssertEqual(stem.input.buffer, .input)
-        XCTAssertEqual(stem.output.shape, Shape(channels: 8, height: 8, width: 8))
+        for fusing in [false, true] {
+            let plan = try GraphLowering.lower(Self.invertedResidualGraph(), input: Shape(channels: 3, height: 16, width: 16),
+                                               fusingBlocks: fusing)
+            let block = fusing ? ["inverted_residual"] : ["conv2d", "conv2d depthwise", "conv2d", "add"]
+            XCTAssertEqual(plan.steps.map(\.opName), ["conv2d"] + block + ["global_average_pool", "conv2d"])
+            guard case .conv2d(let classifier) = plan.steps.last! else { return XCTFail() }
+            XCTAssertEqual([classifier.kernelHeight, classifier.kernelWidth], [1, 1], "a fully connected layer is a whole-input convolution")
+            XCTAssertEqual(classifier.output.buffer, .result)
+            guard case .conv2d(let stem) = plan.steps[0] else { return XCTFail() }
+            XCTAssertEqual(stem.input.buffer, .input)
+            XCTAssertEqual(stem.output.shape, Shape(channels: 8, height: 8, width: 8))
 
-        // Every pair of pool regions a step touches is disjoint, and the last writer of a
-        // region's floats before a read is the step that made that tensor.
-        var owner: [Int: Int] = [:]  // pool float -> index of the step that wrote it
-        for (index, step) in plan.steps.enumerated() {
-            let (reads, writes) = step.graphRegions!
-            let pooled = (reads + [writes]).filter { $0.buffer == .pool }
-            for (i, a) in pooled.enumerated() {
-                XCTAssertEqual(a.offset % GraphLowering.offsetAlignment, 0)
-                XCTAssertLessThanOrEqual(a.offset + a.floatCount, plan.bufferFloats[.pool]!)
-                for b in pooled[(i + 1)...] where a != b {
-                    XCTAssertTrue(a.offset + a.floatCount <= b.offset || b.offset + b.floatCount <= a.offset,
-                                  "step \(index) binds overlapping pool regions")
+            // Every pair of pool regions a step touches is disjoint, and the last writer of a
+            // region's floats before a read is the step that made that tensor; a fused step's
+            // parts as the Vulkan backend runs them, each with the block's input live too (the
+            // CPU backend's fused pass reads the input while it writes the output).
+            var owner: [Int: String] = [:]  // pool float -> the step (part) that wrote it
+            for (index, step) in plan.steps.enumerated() {
+                let whole = step.graphRegions!
+                for (n, part) in step.parts.enumerated() {
+                    let (reads, writes) = part.graphRegions!
+                    let name = "step \(index).\(n)"
+                    let pooled = (reads + [writes] + whole.reads).filter { $0.buffer == .pool }
+                    for (i, a) in pooled.enumerated() {
+                        XCTAssertEqual(a.offset % GraphLowering.offsetAlignment, 0)
+                        XCTAssertLessThanOrEqual(a.offset + a.floatCount, plan.bufferFloats[.pool]!)
+                        for b in pooled[(i + 1)...] where a != b {
+                            XCTAssertTrue(a.offset + a.floatCount <= b.offset || b.offset + b.floatCount <= a.offset,
+                                          "\(name) binds overlapping pool regions")
+                        }
+                    }
+                    for read in reads where read.buffer == .pool {
+                        let writers = Set((read.offset..<read.offset + read.floatCount).map { owner[$0] })
+                        XCTAssertEqual(writers.count, 1, "\(name) reads floats overwritten since they were made")
+                    }
+                    if writes.buffer == .pool {
+                        for float in writes.offset..<writes.offset + writes.floatCount { owner[float] = name }
+                    }
                 }
             }
-            for read in reads where read.buffer == .pool {
-                let writers = Set((read.offset..<read.offset + read.floatCount).map { owner[$0] })
-                XCTAssertEqual(writers.count, 1, "step \(index) reads floats overwritten since they were made")
-            }
-            if writes.buffer == .pool {
-                for float in writes.offset..<writes.offset + writes.floatCount { owner[float] = index }
-            }
+            // The stem output (8x8x8 = 512) is live across the block with the 48-channel maps
+            // (3072 each): at most the two wide maps and the stem output (plus alignment); the
+            // fused step keeps the block's input apart from its output and, on Vulkan, the
+            // projection apart from both (512 each).
+            XCTAssertLessThanOrEqual(plan.bufferFloats[.pool]!, 3072 * 2 + 512 * (fusing ? 3 : 1) + 5 * GraphLowering.offsetAlignment)
         }
-        // The stem output (8x8x8 = 512) is live across the block with the 48-channel maps
-        // (3072 each): at most the two wide maps and the stem output (plus alignment).
-        XCTAssertLessThanOrEqual(plan.bufferFloats[.pool]!, 3072 * 2 + 512 + 3 * GraphLowering.offsetAlignment)
+    }
+
+    /// A chain whose inner tensor is read elsewhere, or whose depthwise pads by reflection, is
+    /// not a block; a block without the add ends at the projection.
+    func testBlockFusionNeedsAPrivateChain() throws {
+        var shared = Self.invertedResidualGraph()
+        shared.nodes.append(.init(name: "tap", operation: .activation(.relu), inputs: [4], output: 9))
+        shared.tensorCount = 10
+        XCTAssertFalse(try GraphLowering.lower(shared, input: Shape(channels: 3, height: 16, width: 16)).steps
+            .contains { $0.opName == "inverted_residual" }, "the depthwise output is read by another node")
+
+        var reflect = Self.invertedResidualGraph()
+        guard case .convolution(var dw) = reflect.nodes[3].operation else { return XCTFail() }
+        dw.paddingMode = .reflect
+        reflect.nodes[3].operation = .convolution(dw)
+        XCTAssertEqual(try GraphLowering.lower(reflect, input: Shape(channels: 3, height: 16, width: 16)).steps.map(\.opName),
+                       ["conv2d", "conv2d", "pad2d", "conv2d depthwise", "conv2d", "add", "global_average_pool", "conv2d"])
+
+        var noAdd = Self.invertedResidualGraph()
+        noAdd.nodes[5].inputs = [5, 5]  // the add no longer takes the block's input
+        let plan = try GraphLowering.lower(noAdd, input: Shape(channels: 3, height: 16, width: 16))
+        XCTAssertEqual(plan.steps.map(\.opName), ["conv2d", "inverted_residual", "add", "global_average_pool", "conv2d"])
+        guard case .invertedResidual(let block) = plan.steps[1] else { return XCTFail() }
+        XCTAssertNil(block.residual)
+        XCTAssertNotNil(block.expand)
     }
 
     func testReflectPaddedConvolutionGetsItsOwnPadStep() throws {

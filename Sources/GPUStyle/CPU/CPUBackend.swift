@@ -9,6 +9,11 @@ public final class CPUBackend: NetworkBackend {
     /// Graph convolutions' packed weights, per `ModelConstants` object.
     let graphWeights = CPUGraphWeights()
 
+    /// When and how inverted residual blocks run fused (tests force small strips).
+    var invertedResidualTuning = CPUInvertedResidual.Tuning()
+    /// How many inverted residual steps ran fused (not as their parts).
+    private(set) var fusedBlockRuns = 0
+
     /// Called after every step with its index in the plan and its wall time in seconds
     /// (the profiler's hook; nil costs nothing).
     public var stepObserver: ((Int, ExecutionPlan.Step, Double) -> Void)?
@@ -36,7 +41,7 @@ public final class CPUBackend: NetworkBackend {
         if let existing = buffers[id], existing.count >= floats { return existing }
         buffers[id]?.deallocate()
         buffers[id] = nil
-        let fresh = try CheckedAllocation.floats(max(floats, 1), for: "the \(id) buffer of the CPU path")
+        let fresh = try CheckedAllocation.largeFloats(max(floats, 1), for: "the \(id) buffer of the CPU path")
         fresh.initialize(repeating: 0)
         buffers[id] = fresh
         return fresh
@@ -102,6 +107,14 @@ public final class CPUBackend: NetworkBackend {
             guard let constants else { preconditionFailure("a conv2d step in a plan without constants") }
             graphWeights.convolution(conv, constants: constants).run(conv, input: graph.pointer(conv.input),
                                                                      output: graph.pointer(conv.output))
+        case .invertedResidual(let block):
+            guard let constants else { preconditionFailure("an inverted_residual step in a plan without constants") }
+            if CPUInvertedResidual.run(block, weights: graphWeights, constants: constants, graph,
+                                       tuning: invertedResidualTuning) {
+                fusedBlockRuns += 1
+            } else {
+                for part in block.parts { execute(part, storage, parameters, affine, constants: constants) }
+            }
         case .transposedConv2d(let conv):
             guard let constants else { preconditionFailure("a transposed_conv2d step in a plan without constants") }
             CPUConv2D.runTransposed(conv, constants: constants, input: graph.pointer(conv.input), output: graph.pointer(conv.output))

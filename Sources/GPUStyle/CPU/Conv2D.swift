@@ -5,12 +5,15 @@ import CKernels
 /// the work is split into the kernel's tasks over all cores.
 final class CPUConv2D {
     /// The packed weights and copies of the bias and PReLU slopes the kernel points at.
-    private let prepared: UnsafeMutableBufferPointer<Float>
+    let prepared: UnsafeMutableBufferPointer<Float>
     private let bias: UnsafeMutableBufferPointer<Float>?
     private let slopes: UnsafeMutableBufferPointer<Float>?
+    /// The kernel's algorithm for these weights (`gs_conv2d_kind`: the packing depends on it).
+    let kind: Int32
 
     init(_ step: ExecutionPlan.Conv2D, constants: ModelConstants) {
         var p = Self.parameters(step)
+        kind = gs_conv2d_kind(&p)
         let weights = constants[step.weights]
         precondition(weights.count == step.output.channels * step.input.channels / step.groups
                      * step.kernelHeight * step.kernelWidth, "conv2d: \(constants.names[step.weights]) has the wrong size")
@@ -65,10 +68,16 @@ final class CPUConv2D {
         return p
     }
 
-    func run(_ step: ExecutionPlan.Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+    /// The C description of `step` with this object's bias and slopes (valid while it lives).
+    func kernelParameters(_ step: ExecutionPlan.Conv2D) -> gs_conv2d_params {
         var p = Self.parameters(step)
         p.bias = bias.map { UnsafePointer($0.baseAddress!) }
         p.slopes = slopes.map { UnsafePointer($0.baseAddress!) }
+        return p
+    }
+
+    func run(_ step: ExecutionPlan.Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+        var p = kernelParameters(step)
         let tasks = Int(gs_conv2d_tasks(&p))
         // Tasks of under ~50k multiply-adds are grouped: waking a worker costs microseconds.
         let grain = max(1, 50_000 / max(1, step.multiplyAdds / max(tasks, 1)))

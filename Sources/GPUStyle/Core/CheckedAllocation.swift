@@ -1,3 +1,4 @@
+import CKernels
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,14 @@ enum CheckedAllocation {
     static func floats(_ count: Int, for what: @autoclosure () -> String) throws -> UnsafeMutableBufferPointer<Float> {
         let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<Float>.stride)
         guard !overflow, let raw = malloc(max(bytes, 1)) else { throw OutOfMemoryError(what: what(), bytes: bytes) }
+        return UnsafeMutableBufferPointer(start: raw.bindMemory(to: Float.self, capacity: count), count: count)
+    }
+
+    /// Uninitialised floats for a large working buffer (`gs_allocate_large`: 2 MiB-aligned on
+    /// transparent huge pages from 2 MiB up); free with `deallocate()`.
+    static func largeFloats(_ count: Int, for what: @autoclosure () -> String) throws -> UnsafeMutableBufferPointer<Float> {
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<Float>.stride)
+        guard !overflow, let raw = gs_allocate_large(max(bytes, 1)) else { throw OutOfMemoryError(what: what(), bytes: bytes) }
         return UnsafeMutableBufferPointer(start: raw.bindMemory(to: Float.self, capacity: count), count: count)
     }
 

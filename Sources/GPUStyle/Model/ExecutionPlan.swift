@@ -224,6 +224,7 @@ public struct ExecutionPlan: Sendable {
         case instanceNormMoments(InstanceNormMoments)
         // The ops of lowered graphs (`PlanSteps.swift`).
         case conv2d(Conv2D)
+        case invertedResidual(InvertedResidual)
         case transposedConv2d(TransposedConv2D)
         case activation(ActivationStep)
         case add(Add)

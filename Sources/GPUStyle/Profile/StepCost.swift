@@ -50,6 +50,18 @@ extension ExecutionPlan.Step {
             let kind = "\(opName) \(conv.kernelHeight)x\(conv.kernelWidth)" + (conv.strideY == 1 ? "" : "/\(conv.strideY)")
             return StepCost(kind: kind, layer: "", flops: 2 * Double(conv.multiplyAdds),
                             bytesRead: 4 * (Double(conv.input.floatCount) + weights), bytesWritten: 4 * Double(conv.output.floatCount))
+        case .invertedResidual(let block):
+            // The fused pass reads the block's input (twice with the residual) and the weights
+            // and writes its output; the parts' work is the block's.
+            let parts = block.parts.map(\.cost)
+            let weights = parts.reduce(0) { $0 + $1.bytesRead } - 4 * block.parts.reduce(0) { total, part in
+                total + part.graphRegions!.reads.reduce(0) { $0 + Double($1.floatCount) }
+            }
+            let dw = block.depthwise
+            return StepCost(kind: "\(opName) \(dw.kernelHeight)x\(dw.kernelWidth)" + (dw.strideY == 1 ? "" : "/\(dw.strideY)"),
+                            layer: "", flops: parts.reduce(0) { $0 + $1.flops },
+                            bytesRead: weights + 4 * Double(block.input.floatCount) * (block.residual == nil ? 1 : 2),
+                            bytesWritten: 4 * Double(block.output.floatCount))
         default:
             let regions = graphRegions!
             let read = regions.reads.reduce(0) { $0 + Double($1.floatCount) }

@@ -5,7 +5,9 @@
 /// 2. each node becomes steps: a fully connected layer is the convolution whose kernel covers
 ///    its input, a reflection-padded convolution is a `Pad2D` then an unpadded `Conv2D`, a
 ///    concat is one `Copy` per input into its channel slice;
-/// 3. every intermediate tensor gets an offset in one pool by liveness (`BufferPlanner`):
+/// 3. each inverted residual block ([1x1 expand] -> depthwise -> 1x1 project [-> add]) becomes
+///    one `InvertedResidual` step (`InvertedResidualLowering.swift`) unless `fusingBlocks` is off;
+/// 4. every intermediate tensor gets an offset in one pool by liveness (`BufferPlanner`):
 ///    two tensors share floats only if no step needs both.
 ///
 /// Networks with instance norm (the style network) are lowered block by block onto the style
@@ -15,7 +17,8 @@ public enum GraphLowering {
     /// `minStorageBufferOffsetAlignment`), so each tensor can be bound on its own.
     public static let offsetAlignment = ExecutionPlan.planeAlignment
 
-    public static func lower(_ graph: NetworkGraph, input shape: NetworkGraph.Shape) throws -> ExecutionPlan {
+    public static func lower(_ graph: NetworkGraph, input shape: NetworkGraph.Shape,
+                             fusingBlocks: Bool = true) throws -> ExecutionPlan {
         let graph = fusingActivations(graph)
         let shapes = try graph.shapes(input: shape)
         guard graph.output != graph.input else { throw GraphError("the graph's output is its input") }
@@ -23,7 +26,8 @@ public enum GraphLowering {
 
         // Tensors: the graph's, then temporaries made here (reflect padding).
         var tensorShapes = shapes
-        var steps: [(step: ([ExecutionPlan.Region]) -> ExecutionPlan.Step, reads: [Int], writes: Int)] = []
+        // Entries without a step only extend liveness (the parts of a fused block).
+        var steps: [(step: (([ExecutionPlan.Region]) -> ExecutionPlan.Step)?, reads: [Int], writes: Int)] = []
         func temporary(_ shape: NetworkGraph.Shape) -> Int {
             tensorShapes.append(shape)
             return tensorShapes.count - 1
@@ -32,9 +36,42 @@ public enum GraphLowering {
             steps.append((make, reads, writes))
         }
 
-        for node in graph.nodes {
+        func conv2d(_ c: NetworkGraph.Convolution, _ input: ExecutionPlan.Region, _ output: ExecutionPlan.Region,
+                    padding: NetworkGraph.Padding) -> ExecutionPlan.Conv2D {
+            .init(input: input, output: output, weights: c.weights, bias: c.bias, kernelHeight: c.kernelHeight,
+                  kernelWidth: c.kernelWidth, strideY: c.strideY, strideX: c.strideX, padding: padding, groups: c.groups,
+                  activation: c.activation)
+        }
+        let chains = fusingBlocks ? invertedResidualChains(graph, shapes: shapes) : []
+        let chainMembers = Set(chains.flatMap { $0.members })
+        let chainEnding = Dictionary(uniqueKeysWithValues: chains.map { ($0.last, $0) })
+
+        for (index, node) in graph.nodes.enumerated() {
             let out = node.output
             let x = node.inputs.first ?? -1
+            if let chain = chainEnding[index] {
+                func parts(_ i: Int) -> (NetworkGraph.Convolution, Int, Int) {
+                    guard case .convolution(let c) = graph.nodes[i].operation else { preconditionFailure("not a convolution") }
+                    return (c, graph.nodes[i].inputs[0], graph.nodes[i].output)
+                }
+                let expand = chain.expand.map(parts), depthwise = parts(chain.depthwise), project = parts(chain.project)
+                let blockInput = expand?.1 ?? depthwise.1
+                // Liveness part by part, as the Vulkan backend runs them; the block's input stays
+                // live until its output is written (the CPU's fused pass reads one while it
+                // writes the other).
+                if let expand { steps.append((nil, [blockInput], expand.2)) }
+                steps.append((nil, [depthwise.1, blockInput], depthwise.2))
+                if chain.add != nil { steps.append((nil, [project.1, blockInput], project.2)) }
+                add(reads: [chain.add == nil ? depthwise.2 : project.2, blockInput], writes: out) { r in
+                    .invertedResidual(.init(
+                        expand: expand.map { conv2d($0.0, r[$0.1], r[$0.2], padding: .zero) },
+                        depthwise: conv2d(depthwise.0, r[depthwise.1], r[depthwise.2], padding: depthwise.0.padding),
+                        project: conv2d(project.0, r[project.1], r[project.2], padding: .zero),
+                        residual: chain.add.map { _ in .init(a: r[project.2], b: r[blockInput], output: r[out], activation: .identity) }))
+                }
+                continue
+            }
+            if chainMembers.contains(index) { continue }
             switch node.operation {
             case .convolution(let c):
                 var source = x
@@ -49,11 +86,7 @@ public enum GraphLowering {
                     source = padded
                     padding = .zero
                 }
-                add(reads: [source], writes: out) { [source, padding] r in
-                    .conv2d(.init(input: r[source], output: r[out], weights: c.weights, bias: c.bias,
-                                  kernelHeight: c.kernelHeight, kernelWidth: c.kernelWidth, strideY: c.strideY,
-                                  strideX: c.strideX, padding: padding, groups: c.groups, activation: c.activation))
-                }
+                add(reads: [source], writes: out) { [source, padding] r in .conv2d(conv2d(c, r[source], r[out], padding: padding)) }
             case .fullyConnected(let weights, let bias, _):
                 let s = tensorShapes[x]!
                 add(reads: [x], writes: out) { r in
@@ -131,7 +164,7 @@ public enum GraphLowering {
         if placement.poolSize > 0 { bufferFloats[.pool] = placement.poolSize }
         let outputShape = tensorShapes[graph.output]!
         return ExecutionPlan(
-            steps: steps.map { $0.step(regions) }, bufferFloats: bufferFloats,
+            steps: steps.compactMap { $0.step?(regions) }, bufferFloats: bufferFloats,
             inputShape: .init(shape), output: .result,
             outputShape: .init(outputShape),
             constants: graph.constants)

@@ -67,6 +67,39 @@ extension ExecutionPlan {
         public var multiplyAdds: Int { output.floatCount * (input.channels / groups) * kernelHeight * kernelWidth }
     }
 
+    /// MobileNetV2's inverted residual block, lowered from a chain of graph nodes ([1x1 expand]
+    /// -> depthwise -> 1x1 project [-> add of the block's input]) whose intermediate tensors
+    /// nothing else reads. The parts are ordinary steps with regions of their own (placed by
+    /// liveness like any tensor): the Vulkan backend records them one after another, and the CPU
+    /// backend runs the block in one pass over strips of rows, so the expanded and filtered
+    /// tensors (6x the block's input and output) stay in cache and are never written
+    /// (`CKernels/inverted_residual_body.inc`).
+    public struct InvertedResidual: Sendable, Equatable {
+        public var expand: Conv2D?
+        public var depthwise: Conv2D
+        public var project: Conv2D
+        /// `project.output + input`, when the block ends with that add.
+        public var residual: Add?
+        public init(expand: Conv2D?, depthwise: Conv2D, project: Conv2D, residual: Add?) {
+            precondition(expand.map { $0.isPointwise && $0.output == depthwise.input } ?? true,
+                         "inverted_residual: the expansion is not a 1x1 convolution into the depthwise input")
+            precondition(depthwise.isDepthwise && project.isPointwise && project.input == depthwise.output,
+                         "inverted_residual: not depthwise then a 1x1 projection of its output")
+            precondition(residual.map { $0.a == project.output && $0.activation == .identity } ?? true,
+                         "inverted_residual: the residual add does not take the projection first")
+            self.expand = expand
+            self.depthwise = depthwise
+            self.project = project
+            self.residual = residual
+        }
+        public var input: Region { expand?.input ?? depthwise.input }
+        public var output: Region { residual?.output ?? project.output }
+        /// The steps the block stands for, in order.
+        public var parts: [Step] {
+            [expand.map(Step.conv2d), .conv2d(depthwise), .conv2d(project), residual.map(Step.add)].compactMap { $0 }
+        }
+    }
+
     /// Kernel 2, stride 2: out[o][2y+i][2x+j] = bias[o] + sum_c in[c][y][x] * w[c][o][i][j].
     public struct TransposedConv2D: Sendable, Equatable {
         public var input: Region
@@ -193,11 +226,13 @@ extension ExecutionPlan {
 }
 
 extension ExecutionPlan.Step {
-    /// The regions a graph step reads, then the one it writes (nil for the style network's steps).
+    /// The regions a graph step reads, then the one it writes (nil for the style network's steps);
+    /// a fused step's intermediate regions are its parts'.
     public var graphRegions: (reads: [ExecutionPlan.Region], writes: ExecutionPlan.Region)? {
         switch self {
         case .pad, .convolution, .instanceNormStatistics, .instanceNormApply, .instanceNormMoments: nil
         case .conv2d(let s): ([s.input], s.output)
+        case .invertedResidual(let s): (s.residual.map { [s.input, $0.b] } ?? [s.input], s.output)
         case .transposedConv2d(let s): ([s.input], s.output)
         case .activation(let s): ([s.input], s.output)
         case .add(let s): ([s.a, s.b], s.output)
@@ -211,6 +246,12 @@ extension ExecutionPlan.Step {
         }
     }
 
+    /// The steps this one stands for: a fused step's parts, else the step itself.
+    public var parts: [ExecutionPlan.Step] {
+        if case .invertedResidual(let block) = self { return block.parts }
+        return [self]
+    }
+
     /// The op's stem (C file, shader, test), e.g. "conv2d", for reports.
     public var opName: String {
         switch self {
@@ -220,6 +261,7 @@ extension ExecutionPlan.Step {
         case .instanceNormApply: "instance_norm_apply"
         case .instanceNormMoments: "instance_norm_moments"
         case .conv2d(let s): s.isDepthwise ? "conv2d depthwise" : "conv2d"
+        case .invertedResidual: "inverted_residual"
         case .transposedConv2d: "transposed_conv2d"
         case .activation: "activation"
         case .add: "add"

@@ -99,6 +99,7 @@ extension ExecutionPlan.Step {
         case .instanceNormStatistics(let stats): stats.shape.planeStride
         case .instanceNormApply(let apply): apply.shape.planeStride
         case .instanceNormMoments(let moments): moments.shape.planeStride
+        case .invertedResidual(let block): block.parts.map(\.largestPlaneFloats).max()!
         default: graphRegions.map { ($0.reads + [$0.writes]).map(\.planeStride).max()! } ?? 0
         }
     }

@@ -86,7 +86,7 @@ extension VulkanBackend {
             precondition(b.count == channels && s.count == channels, "bias or slopes are not one value per channel")
             return b + s
         }
-        for step in plan.steps {
+        for step in plan.steps.flatMap(\.parts) {
             switch step {
             case .conv2d(let conv):
                 let weights = constants[conv.weights]

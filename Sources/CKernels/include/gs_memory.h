@@ -1,0 +1,11 @@
+#ifndef GPUSTYLE_MEMORY_H
+#define GPUSTYLE_MEMORY_H
+#include <stddef.h>
+
+/// Memory for a large working buffer (a plan's tensors): aligned to 2 MiB and, on Linux, marked
+/// for transparent huge pages. Free with free(). NULL when the system refuses.
+void *gs_allocate_large(size_t bytes);
+
+/// Buffers of at least this many bytes get huge pages.
+#define GS_HUGE_PAGE_BYTES ((size_t)2 << 20)
+#endif

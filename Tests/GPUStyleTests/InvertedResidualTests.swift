@@ -1,0 +1,134 @@
+import XCTest
+@testable import GPUStyle
+
+/// MobileNetV2's inverted residual block as one step (`ExecutionPlan.InvertedResidual`,
+/// `CKernels/inverted_residual_body.inc`), against torch references in float64
+/// (tools/make_conv2d_fixtures.py: odd sizes, stride 1 and 2, with and without the expansion
+/// and the residual add).
+enum InvertedResidualFixtures {
+    static func names() throws -> [String] { try Fixtures.names(in: "ops/inverted_residual", prefix: "") }
+
+    /// The fixture's block as graph nodes (expand, ReLU6, depthwise 3x3 padding 1, ReLU6,
+    /// project [, add of the input]), lowered with or without fusing the block.
+    static func plan(_ t: [String: NamedTensor], fusingBlocks: Bool = true) throws -> ExecutionPlan {
+        let hasExpand = t["expand_weight"] != nil
+        let input = Conv2DFixtures.shape(t["input"]!), output = Conv2DFixtures.shape(t["output"]!)
+        let names = (hasExpand ? ["expand_weight", "expand_bias"] : []) + ["depthwise_weight", "depthwise_bias", "project_weight", "project_bias"]
+        let constants = ModelConstants(values: names.map { t[$0]!.values }, names: names)
+        let index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        let mid = t["depthwise_weight"]!.shape[0]
+        let stride = t["stride"].map { Int($0.values[0]) } ?? 1
+        func conv(_ name: String, _ out: Int, kernel: Int, stride: Int = 1, groups: Int = 1,
+                  activation: NetworkGraph.ActivationFunction) -> NetworkGraph.Operation {
+            .convolution(.init(weights: index[name + "_weight"]!, bias: index[name + "_bias"]!, outputChannels: out,
+                               kernelHeight: kernel, kernelWidth: kernel, strideY: stride, strideX: stride,
+                               padding: .init(kernel / 2), groups: groups, activation: activation))
+        }
+        var nodes: [NetworkGraph.Node] = []
+        var tensor = 0
+        func add(_ name: String, _ operation: NetworkGraph.Operation, _ inputs: [Int]) {
+            tensor += 1
+            nodes.append(.init(name: name, operation: operation, inputs: inputs, output: tensor))
+        }
+        if hasExpand { add("expand", conv("expand", mid, kernel: 1, activation: .relu6), [tensor]) }
+        add("depthwise", conv("depthwise", mid, kernel: 3, stride: stride, groups: mid, activation: .relu6), [tensor])
+        add("project", conv("project", output.channels, kernel: 1, activation: .identity), [tensor])
+        let residual = input == output && stride == 1
+        if residual { add("residual", .add(.identity), [tensor, 0]) }
+        let graph = NetworkGraph(input: 0, output: tensor, tensorCount: tensor + 1, nodes: nodes, constants: constants)
+        return try GraphLowering.lower(graph, input: input, fusingBlocks: fusingBlocks)
+    }
+
+    static func run(_ backend: NetworkBackend, _ plan: ExecutionPlan, _ t: [String: NamedTensor]) throws -> [Float] {
+        let out = try backend.run(plan, inputs: [.input: t["input"]!.values], normParameters: [], affine: nil,
+                                  outputs: [.result])
+        return Array(out[.result]!.prefix(t["output"]!.values.count))
+    }
+}
+
+final class InvertedResidualTests: XCTestCase {
+    func testFixturesCoverTheCases() throws {
+        let names = try InvertedResidualFixtures.names()
+        XCTAssertEqual(names.count, 6, "\(names)")
+    }
+
+    func testLoweringMakesOneStepOfTheBlock() throws {
+        for name in try InvertedResidualFixtures.names() {
+            let t = try Fixtures.tensors(name)
+            let plan = try InvertedResidualFixtures.plan(t)
+            XCTAssertEqual(plan.steps.map(\.opName), ["inverted_residual"], name)
+            guard case .invertedResidual(let block) = plan.steps[0] else { return XCTFail(name) }
+            XCTAssertEqual(block.expand != nil, t["expand_weight"] != nil, name)
+            XCTAssertEqual(block.residual != nil, t["input"]!.shape == t["output"]!.shape, name)
+            XCTAssertEqual(block.input.buffer, .input)
+            XCTAssertEqual(block.output.buffer, .result)
+            // The parts' intermediate tensors are in the pool, each apart from the one it is
+            // made from (the Vulkan backend runs the parts one by one on them).
+            let inner = [block.expand?.output, block.depthwise.output, block.residual == nil ? nil : block.project.output]
+                .compactMap { $0 }
+            for (a, b) in zip(inner, inner.dropFirst()) {
+                XCTAssertTrue(a.offset + a.floatCount <= b.offset || b.offset + b.floatCount <= a.offset,
+                              "\(name): consecutive intermediate tensors overlap")
+            }
+            for a in inner {
+                XCTAssertEqual(a.buffer, .pool, name)
+                XCTAssertLessThanOrEqual(a.offset + a.floatCount, plan.bufferFloats[.pool]!, name)
+            }
+            let unfused = try InvertedResidualFixtures.plan(t, fusingBlocks: false)
+            XCTAssertEqual(unfused.steps.map(\.opName), block.parts.map(\.opName), name)
+        }
+    }
+
+    /// The fused pass in strips of 1, 2 and 3 rows (the expanded rows shared by consecutive
+    /// strips are kept, the padding moves at the first and last strips), in one strip, and the
+    /// parts one by one (maps smaller than `minimumRowsPerThread`), on every twin.
+    func testCPUMatchesTorchOnEveryISA() throws {
+        let tunings: [(String, CPUInvertedResidual.Tuning)] = [
+            ("fused, 1-row strips", .init(minimumRowsPerThread: 1, stripRows: 1)),
+            ("fused, 2-row strips", .init(minimumRowsPerThread: 1, stripRows: 2)),
+            ("fused, 3-row strips", .init(minimumRowsPerThread: 1, stripRows: 3)),
+            ("fused, strips by cache size", .init(minimumRowsPerThread: 1)),
+            ("parts", .init(minimumRowsPerThread: Int.max)),
+        ]
+        try Conv2DFixtures.forEachISA { isa in
+            for name in try InvertedResidualFixtures.names() {
+                let t = try Fixtures.tensors(name)
+                let plan = try InvertedResidualFixtures.plan(t)
+                for (label, tuning) in tunings {
+                    let backend = CPUBackend(weights: [])
+                    backend.invertedResidualTuning = tuning
+                    let got = try InvertedResidualFixtures.run(backend, plan, t)
+                    Conv2DFixtures.assertClose(got, t["output"]!, "\(name), \(label), \(isa)")
+                    // On a 1x1 map the 1x1 convolutions are fully connected layers (GEMV weights):
+                    // that block always runs as its parts.
+                    let fused = label != "parts" && !name.hasSuffix("1x1.gpsw")
+                    XCTAssertEqual(backend.fusedBlockRuns, fused ? 1 : 0, "\(name), \(label)")
+                }
+            }
+        }
+    }
+
+    /// The torch block of Conv2DTests (10x12, 48 channels) and its residual output, fused.
+    func testMobileNetBlockFixture() throws {
+        let t = try Fixtures.tensors("ops/conv2d/mobilenet_block.gpsw")
+        var tensors = t
+        tensors["output"] = t["residual"]!
+        let plan = try InvertedResidualFixtures.plan(tensors)
+        guard case .invertedResidual(let block) = plan.steps[0] else { return XCTFail() }
+        XCTAssertNotNil(block.residual)
+        let backend = CPUBackend(weights: [])
+        backend.invertedResidualTuning = .init(minimumRowsPerThread: 1, stripRows: 4)
+        Conv2DFixtures.assertClose(try InvertedResidualFixtures.run(backend, plan, tensors), t["residual"]!, "residual block")
+    }
+}
+
+final class InvertedResidualVulkanTests: VulkanTestCase {
+    func testVulkanMatchesTorch() throws {
+        let backend = try VulkanBackend(context: context, weights: [])
+        for name in try InvertedResidualFixtures.names() {
+            let t = try Fixtures.tensors(name)
+            let got = try InvertedResidualFixtures.run(backend, InvertedResidualFixtures.plan(t), t)
+            Conv2DFixtures.assertClose(got, t["output"]!, "\(name) on Vulkan")
+        }
+    }
+}
