@@ -76,6 +76,11 @@ CASES = {
     # a 1x1 convolution of a large plane (2115 pixels: the CPU's 128-pixel tiles, the last one
     # 67 pixels, so the next-block prefetch stops before a partial block), 11 outputs
     "pointwise_large_plane_5_11": (5, 45, 47, 11, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, RELU6, 0, 0, 6),
+    # depthwise rows narrower than a vector (the CPU's masked row copies): 7x7 and 14x14 maps
+    # of MobileNetV2's last stages, and a 3x5 map at stride 2
+    "depthwise_s1_narrow_7x5": (10, 7, 5, 10, (3, 3), (1, 1), (1, 1, 1, 1), 10, True, RELU6, 0, 0, 6),
+    "depthwise_s2_14x14": (9, 14, 14, 9, (3, 3), (2, 2), (1, 1, 1, 1), 9, True, RELU6, 0, 0, 6),
+    "depthwise_s2_narrow_3x5": (7, 3, 5, 7, (3, 3), (2, 2), (1, 1, 1, 1), 7, True, IDENTITY, 0, 0, 1),
 }
 
 TRANSPOSED = {

@@ -12,6 +12,9 @@
 #include "simd.h"
 #include <math.h>
 #include <stdlib.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 /// Output channels per packed weight block (rows of the micro-kernel).
 #define GS_MR 8
@@ -123,10 +126,11 @@ static int gs_depthwise_phase_length(const gs_conv2d_params *p) {
     return cdiv(p->out_width, 8) * 8 + (p->kernel_width - 1) / p->stride_x + 1;
 }
 
-/// Floats of a depthwise task's padded plane.
+/// Floats of a depthwise task's padded plane, plus 8 of slack: a row's masked last vector may
+/// store up to 7 zeros past it.
 static int64_t gs_depthwise_scratch(const gs_conv2d_params *p) {
     return (int64_t)((p->out_height - 1) * p->stride_y + p->kernel_height) * p->stride_x
-           * gs_depthwise_phase_length(p);
+           * gs_depthwise_phase_length(p) + 8;
 }
 
 #define ISA_TWINS_BODY "conv2d_graph_body.inc"

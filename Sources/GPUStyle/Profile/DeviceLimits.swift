@@ -23,8 +23,9 @@ public struct DeviceLimits: Sendable {
 
 /// Built-in micro-benchmarks of the CPU path's and a Vulkan device's limits.
 public enum MicroBenchmarks {
-    /// All cores running independent FMA chains held in registers (C kernel, AVX2+FMA when
-    /// available), then all cores streaming a 64 MiB copy; best of `repeats` each.
+    /// All cores running independent FMA chains held in registers (C kernel on the kernels'
+    /// widest vectors: AVX-512, AVX2+FMA or portable, as `--isa` caps them), then all cores
+    /// streaming a 64 MiB copy; best of `repeats` each.
     public static func cpu(repeats: Int = 3) -> DeviceLimits {
         let workers = ParallelFor.workers
         let iterations: Int64 = 4_000_000
