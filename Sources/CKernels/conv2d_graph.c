@@ -54,16 +54,22 @@ static int gemm_k(const gs_conv2d_params *p) {
     return p->in_channels / p->groups * p->kernel_height * p->kernel_width;
 }
 
-int64_t gs_conv2d_prepared_count(const gs_conv2d_params *p) {
-    if (gs_conv2d_kind(p) == 3) return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK) * GS_CO_BLOCK * gemm_k(p);
-    if (gs_conv2d_kind(p) != 0) return (int64_t)p->out_channels * gemm_k(p);
+int64_t gs_conv2d_prepared_count(const gs_conv2d_params *p) { return gs_conv2d_prepared_count_kind(p, gs_conv2d_kind(p)); }
+
+void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *prepared) {
+    gs_conv2d_prepare_kind(p, gs_conv2d_kind(p), weights, prepared);
+}
+
+int64_t gs_conv2d_prepared_count_kind(const gs_conv2d_params *p, int kind) {
+    if (kind == 3) return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK) * GS_CO_BLOCK * gemm_k(p);
+    if (kind != 0) return (int64_t)p->out_channels * gemm_k(p);
     int coutg = p->out_channels / p->groups;
     return (int64_t)p->groups * cdiv(coutg, GS_MR) * GS_MR * gemm_k(p);
 }
 
-void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *prepared) {
+void gs_conv2d_prepare_kind(const gs_conv2d_params *p, int kind, const float *weights, float *prepared) {
     const int64_t k_count = gemm_k(p);
-    if (gs_conv2d_kind(p) == 3) {
+    if (kind == 3) {
         // [block of 32 outputs][in][32], zeros past the last output.
         for (int b = 0; b < cdiv(p->out_channels, GS_CO_BLOCK); b++)
             for (int64_t k = 0; k < k_count; k++)
@@ -73,7 +79,7 @@ void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *p
                 }
         return;
     }
-    if (gs_conv2d_kind(p) != 0) {
+    if (kind != 0) {
         memcpy(prepared, weights, sizeof(float) * (size_t)(p->out_channels * k_count));
         return;
     }
@@ -163,13 +169,27 @@ int gs_inverted_residual_strip_rows(const gs_inverted_residual_params *p, int64_
 
 void gs_inverted_residual_run(const gs_inverted_residual_params *p, const float *input, const float *expand_weights,
                               const float *depthwise_weights, const float *project_weights, const float *residual,
-                              float *output, int64_t task_begin, int64_t task_end) {
+                              float *output, float *partials, int64_t task_begin, int64_t task_end) {
     switch (gs_isa_level()) {
 #if defined(__x86_64__)
-    case 2: inverted_residual_avx512(p, input, expand_weights, depthwise_weights, project_weights, residual, output, task_begin, task_end); return;
-    case 1: inverted_residual_avx2(p, input, expand_weights, depthwise_weights, project_weights, residual, output, task_begin, task_end); return;
+    case 2: inverted_residual_avx512(p, input, expand_weights, depthwise_weights, project_weights, residual, output, partials, task_begin, task_end); return;
+    case 1: inverted_residual_avx2(p, input, expand_weights, depthwise_weights, project_weights, residual, output, partials, task_begin, task_end); return;
 #endif
-    default: inverted_residual_portable(p, input, expand_weights, depthwise_weights, project_weights, residual, output, task_begin, task_end);
+    default: inverted_residual_portable(p, input, expand_weights, depthwise_weights, project_weights, residual, output, partials, task_begin, task_end);
+    }
+}
+
+int64_t gs_inverted_residual_partials(const gs_inverted_residual_params *p) {
+    if (p->channel_parts < 2) return 0;
+    return (int64_t)(p->channel_parts - 1) * p->project.out_channels * p->project.out_height * p->project.out_width;
+}
+
+void gs_inverted_residual_reduce(const gs_inverted_residual_params *p, float *output, const float *partials,
+                                 int64_t begin, int64_t end) {
+    const int64_t size = (int64_t)p->project.out_channels * p->project.out_height * p->project.out_width;
+    for (int part = 1; part < p->channel_parts; part++) {
+        const float *src = partials + (part - 1) * size;
+        for (int64_t i = begin; i < end; i++) output[i] += src[i];
     }
 }
 

@@ -79,29 +79,35 @@ final class InvertedResidualTests: XCTestCase {
         }
     }
 
-    /// The fused pass in strips of 1, 2 and 3 rows (the expanded rows shared by consecutive
-    /// strips are kept, the padding moves at the first and last strips), in one strip, and the
-    /// parts one by one (maps smaller than `minimumRowsPerThread`), on every twin.
+    /// The fused pass split by rows in strips of 1, 2 and 3 rows (the expanded rows shared by
+    /// consecutive strips are kept, the padding moves at the first and last strips) and in
+    /// strips by cache size; split by channels into 2 and 3 parts (partial sums of the
+    /// projection added at the end; more parts than 8-channel blocks leave a part empty); and the
+    /// parts one by one; on every twin.
     func testCPUMatchesTorchOnEveryISA() throws {
-        let tunings: [(String, CPUInvertedResidual.Tuning)] = [
-            ("fused, 1-row strips", .init(minimumRowsPerThread: 1, stripRows: 1)),
-            ("fused, 2-row strips", .init(minimumRowsPerThread: 1, stripRows: 2)),
-            ("fused, 3-row strips", .init(minimumRowsPerThread: 1, stripRows: 3)),
-            ("fused, strips by cache size", .init(minimumRowsPerThread: 1)),
-            ("parts", .init(minimumRowsPerThread: Int.max)),
+        typealias Tuning = CPUInvertedResidual.Tuning
+        let channels = Tuning(minimumRowsPerThread: Int.max, minimumChannelSplitPixels: 0)
+        var twoParts = channels, threeParts = channels
+        twoParts.channelParts = 2
+        threeParts.channelParts = 3
+        let tunings: [(String, Tuning, fused: Bool)] = [
+            ("rows, 1-row strips", .init(minimumRowsPerThread: 1, stripRows: 1), true),
+            ("rows, 2-row strips", .init(minimumRowsPerThread: 1, stripRows: 2), true),
+            ("rows, 3-row strips", .init(minimumRowsPerThread: 1, stripRows: 3), true),
+            ("rows, strips by cache size", .init(minimumRowsPerThread: 1), true),
+            ("channels, 2 parts", twoParts, true),
+            ("channels, 3 parts", threeParts, true),
+            ("parts", .init(minimumRowsPerThread: Int.max, channelParts: 0), false),
         ]
         try Conv2DFixtures.forEachISA { isa in
             for name in try InvertedResidualFixtures.names() {
                 let t = try Fixtures.tensors(name)
                 let plan = try InvertedResidualFixtures.plan(t)
-                for (label, tuning) in tunings {
+                for (label, tuning, fused) in tunings {
                     let backend = CPUBackend(weights: [])
                     backend.invertedResidualTuning = tuning
                     let got = try InvertedResidualFixtures.run(backend, plan, t)
                     Conv2DFixtures.assertClose(got, t["output"]!, "\(name), \(label), \(isa)")
-                    // On a 1x1 map the 1x1 convolutions are fully connected layers (GEMV weights):
-                    // that block always runs as its parts.
-                    let fused = label != "parts" && !name.hasSuffix("1x1.gpsw")
                     XCTAssertEqual(backend.fusedBlockRuns, fused ? 1 : 0, "\(name), \(label)")
                 }
             }

@@ -25,6 +25,10 @@ int gs_conv2d_kind(const gs_conv2d_params *p);
 int64_t gs_conv2d_prepared_count(const gs_conv2d_params *p);
 void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *prepared);
 
+/// The same for an explicit algorithm (a fused kernel may run a convolution as another kind).
+int64_t gs_conv2d_prepared_count_kind(const gs_conv2d_params *p, int kind);
+void gs_conv2d_prepare_kind(const gs_conv2d_params *p, int kind, const float *weights, float *prepared);
+
 /// Independent pieces of work of a convolution; threads run disjoint task ranges.
 int64_t gs_conv2d_tasks(const gs_conv2d_params *p);
 void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *prepared, float *output,

@@ -4,23 +4,40 @@
 
 /// MobileNetV2's inverted residual block (ExecutionPlan.InvertedResidual) in one pass:
 /// [1x1 expand] -> depthwise -> 1x1 project [+ residual], each convolution with its bias and
-/// activation as in gs_conv2d_params. The 1x1 weights are packed by gs_conv2d_prepare as GEMM
-/// convolutions (gs_conv2d_kind 0), the depthwise weights as given ([channels][kh][kw]).
+/// activation as in gs_conv2d_params. The 1x1 weights are packed as GEMM convolutions
+/// (gs_conv2d_prepare_kind 0), the depthwise weights as given ([channels][kh][kw]).
+///
+/// Two ways to split the work:
+/// - rows (channel_parts 0): tasks are output rows; a thread walks its rows in strips of
+///   strip_rows, each expanded, filtered and projected while it is in cache.
+/// - channels (channel_parts >= 2, for small maps): task t expands and filters its own range of
+///   the expanded channels over the whole map (ranges of whole 8-channel weight blocks) and
+///   projects them: part 0 into the output with the bias and residual, part t > 0 its partial
+///   sums into `partials` (gs_inverted_residual_partials floats); gs_inverted_residual_reduce
+///   then adds them. The projection must have no activation.
 typedef struct {
     gs_conv2d_params expand;     // used when has_expand (else the depthwise reads the input)
     gs_conv2d_params depthwise;  // zero padding, any stride
     gs_conv2d_params project;
     int has_expand;
     int strip_rows;              // output rows per strip (gs_inverted_residual_strip_rows)
+    int channel_parts;           // 0: split by rows; else this many channel ranges
 } gs_inverted_residual_params;
 
 /// Output rows per strip: the most whose expanded and filtered rows fit `cache_bytes`, at most
 /// `max_rows` (the rows one thread gets).
 int gs_inverted_residual_strip_rows(const gs_inverted_residual_params *p, int64_t cache_bytes, int max_rows);
 
-/// Tasks are output rows; a thread's rows [task_begin, task_end) are walked in strips.
-/// `residual` (dense like the output, or NULL) is added after the projection.
+/// Tasks are output rows (or channel parts); `residual` (dense like the output, or NULL) is
+/// added after the projection; `partials` is used by channel parts only (else NULL).
 void gs_inverted_residual_run(const gs_inverted_residual_params *p, const float *input, const float *expand_weights,
                               const float *depthwise_weights, const float *project_weights, const float *residual,
-                              float *output, int64_t task_begin, int64_t task_end);
+                              float *output, float *partials, int64_t task_begin, int64_t task_end);
+
+/// Floats of the partial sums channel parts 1... write (0 when split by rows).
+int64_t gs_inverted_residual_partials(const gs_inverted_residual_params *p);
+
+/// output[i] += the parts' partial sums, for output floats [begin, end).
+void gs_inverted_residual_reduce(const gs_inverted_residual_params *p, float *output, const float *partials,
+                                 int64_t begin, int64_t end);
 #endif

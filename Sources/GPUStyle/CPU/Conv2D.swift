@@ -11,14 +11,17 @@ final class CPUConv2D {
     /// The kernel's algorithm for these weights (`gs_conv2d_kind`: the packing depends on it).
     let kind: Int32
 
-    init(_ step: ExecutionPlan.Conv2D, constants: ModelConstants) {
+    /// `kind` packs the weights for that algorithm instead of the one `gs_conv2d_kind` picks
+    /// (the fused inverted residual runs its 1x1 convolutions as GEMMs on any map).
+    init(_ step: ExecutionPlan.Conv2D, constants: ModelConstants, kind: Int32? = nil) {
         var p = Self.parameters(step)
-        kind = gs_conv2d_kind(&p)
+        let kind = kind ?? gs_conv2d_kind(&p)
+        self.kind = kind
         let weights = constants[step.weights]
         precondition(weights.count == step.output.channels * step.input.channels / step.groups
                      * step.kernelHeight * step.kernelWidth, "conv2d: \(constants.names[step.weights]) has the wrong size")
-        let packed = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, Int(gs_conv2d_prepared_count(&p))))
-        weights.withUnsafeBufferPointer { gs_conv2d_prepare(&p, $0.baseAddress!, packed.baseAddress!) }
+        let packed = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, Int(gs_conv2d_prepared_count_kind(&p, kind))))
+        weights.withUnsafeBufferPointer { gs_conv2d_prepare_kind(&p, kind, $0.baseAddress!, packed.baseAddress!) }
         prepared = packed
         func copy(_ index: Int?) -> UnsafeMutableBufferPointer<Float>? {
             guard let index else { return nil }
@@ -129,13 +132,14 @@ final class CPUGraphWeights {
     /// How many convolutions have been prepared (tests check nothing is repacked per run).
     var count: Int { prepared.count }
 
-    func convolution(_ step: ExecutionPlan.Conv2D, constants: ModelConstants) -> CPUConv2D {
+    func convolution(_ step: ExecutionPlan.Conv2D, constants: ModelConstants, kind: Int32? = nil) -> CPUConv2D {
         var p = CPUConv2D.parameters(step)
+        let kind = kind ?? gs_conv2d_kind(&p)
         let key = Key(constants: ObjectIdentifier(constants), weights: step.weights, bias: step.bias,
                       slopes: step.activation.kind == .prelu ? step.activation.slopes : nil,
-                      layout: [gs_conv2d_kind(&p), p.groups, p.out_channels, p.in_channels, p.kernel_height, p.kernel_width])
+                      layout: [kind, p.groups, p.out_channels, p.in_channels, p.kernel_height, p.kernel_width])
         if let existing = prepared[key] { return existing }
-        let made = CPUConv2D(step, constants: constants)
+        let made = CPUConv2D(step, constants: constants, kind: kind)
         prepared[key] = made
         retained[key.constants] = constants
         return made
