@@ -113,13 +113,16 @@ static int gemm_channel_tile(const gs_conv2d_params *p) {
     return pixel_tiles * cdiv(coutg, 64) < 8 ? 32 : 64;
 }
 
+/// Tasks of the small-map kernel (kind 3): 32-channel blocks x groups of GS_RUNS_PER_TASK runs.
+static int64_t small_plane_tasks(const gs_conv2d_params *p) {
+    return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK) * cdiv(cdiv(p->out_height * p->out_width, GS_RUN), GS_RUNS_PER_TASK);
+}
+
 int64_t gs_conv2d_tasks(const gs_conv2d_params *p) {
     switch (gs_conv2d_kind(p)) {
     case 1: return p->out_channels;
     case 2: return cdiv(p->out_channels, GS_GEMV_TILE);
-    case 3:
-        return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK)
-               * cdiv(cdiv(p->out_height * p->out_width, GS_RUN), GS_RUNS_PER_TASK);
+    case 3: return small_plane_tasks(p);
     default:
         return (int64_t)p->groups * cdiv(p->out_height * p->out_width, gemm_pixel_tile(p))
                * cdiv(p->out_channels / p->groups, gemm_channel_tile(p));
@@ -185,12 +188,14 @@ int64_t gs_inverted_residual_partials(const gs_inverted_residual_params *p) {
 }
 
 void gs_inverted_residual_reduce(const gs_inverted_residual_params *p, float *output, const float *partials,
-                                 int64_t begin, int64_t end) {
+                                 const float *residual, int64_t begin, int64_t end) {
     const int64_t size = (int64_t)p->project.out_channels * p->project.out_height * p->project.out_width;
     for (int part = 1; part < p->channel_parts; part++) {
         const float *src = partials + (part - 1) * size;
         for (int64_t i = begin; i < end; i++) output[i] += src[i];
     }
+    if (residual)
+        for (int64_t i = begin; i < end; i++) output[i] += residual[i];
 }
 
 void gs_transposed_conv2d(const float *input, int in_channels, int height, int width, const float *weights,

@@ -12,9 +12,10 @@
 ///   strip_rows, each expanded, filtered and projected while it is in cache.
 /// - channels (channel_parts >= 2, for small maps): task t expands and filters its own range of
 ///   the expanded channels over the whole map (ranges of whole 8-channel weight blocks) and
-///   projects them: part 0 into the output with the bias and residual, part t > 0 its partial
+///   projects them (as a GEMM, or with the small-map kernel when project_kind is 3 and the
+///   weights are packed for it): part 0 into the output with the bias, part t > 0 its partial
 ///   sums into `partials` (gs_inverted_residual_partials floats); gs_inverted_residual_reduce
-///   then adds them. The projection must have no activation.
+///   then adds them and the residual. The projection must have no activation.
 typedef struct {
     gs_conv2d_params expand;     // used when has_expand (else the depthwise reads the input)
     gs_conv2d_params depthwise;  // zero padding, any stride
@@ -22,6 +23,7 @@ typedef struct {
     int has_expand;
     int strip_rows;              // output rows per strip (gs_inverted_residual_strip_rows)
     int channel_parts;           // 0: split by rows; else this many channel ranges
+    int project_kind;            // channel parts: 0 GEMM or 3 small-map packing of the projection
 } gs_inverted_residual_params;
 
 /// Output rows per strip: the most whose expanded and filtered rows fit `cache_bytes`, at most
@@ -37,7 +39,7 @@ void gs_inverted_residual_run(const gs_inverted_residual_params *p, const float 
 /// Floats of the partial sums channel parts 1... write (0 when split by rows).
 int64_t gs_inverted_residual_partials(const gs_inverted_residual_params *p);
 
-/// output[i] += the parts' partial sums, for output floats [begin, end).
+/// output[i] += the parts' partial sums [+ residual[i]], for output floats [begin, end).
 void gs_inverted_residual_reduce(const gs_inverted_residual_params *p, float *output, const float *partials,
-                                 int64_t begin, int64_t end);
+                                 const float *residual, int64_t begin, int64_t end);
 #endif

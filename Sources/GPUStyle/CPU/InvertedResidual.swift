@@ -23,15 +23,20 @@ enum CPUInvertedResidual {
         var stripRows: Int?
         /// Channel parts for small maps (nil: one per thread; 0: run the parts one by one).
         var channelParts: Int?
-        /// Split by channels only from this many output pixels: classify's blocks on 14x14 maps
-        /// took 0.76-0.84 of the parts' time split by channels (4 alternating profiles of 40
-        /// runs, medians per step), those on 7x7 maps 1.00-1.09 (their 1x1 GEMMs fill 49 of 64
-        /// lanes, where the parts' small-map kernel fills them all).
-        var minimumChannelSplitPixels = 100
+        /// Split by channels only from this many output pixels (all of classify's small maps:
+        /// its blocks on 14x14 maps took 0.67-0.73 of the parts' time, those on 7x7 maps
+        /// 0.85-0.93 with the small-map projection; 4 alternating profiles of 40 runs, medians
+        /// per step).
+        var minimumChannelSplitPixels = 0
     }
 
-    /// GEMM, the packing the fused kernel's 1x1 convolutions use on any map (`gs_conv2d_kind`).
-    private static let gemm: Int32 = 0
+    /// The packings the fused kernel's 1x1 convolutions use (`gs_conv2d_kind`): GEMM on any
+    /// map, and for channel parts' projections onto maps under `smallMapPixels` the small-map
+    /// kernel, whose lanes are all output channels (a 7x7 map fills 49 of a GEMM's 64 pixel
+    /// lanes). On 14x14 maps the GEMM was faster: the small-map kernel took 1.06-1.14 of its
+    /// time there (same profiles as `minimumChannelSplitPixels`), 0.85-0.93 of the parts' on 7x7.
+    private static let gemm: Int32 = 0, smallMap: Int32 = 3
+    static let smallMapPixels = 100
 
     /// Runs the block fused and returns true, or returns false when the parts should run one
     /// by one.
@@ -48,7 +53,8 @@ enum CPUInvertedResidual {
 
         let expand = block.expand.map { weights.convolution($0, constants: constants, kind: gemm) }
         let depthwise = weights.convolution(block.depthwise, constants: constants)
-        let project = weights.convolution(block.project, constants: constants, kind: gemm)
+        let projectKind = !byRows && block.project.output.height * block.project.output.width < smallMapPixels ? smallMap : gemm
+        let project = weights.convolution(block.project, constants: constants, kind: projectKind)
         guard depthwise.kind == 1 else { return false }
 
         var p = gs_inverted_residual_params()
@@ -59,6 +65,7 @@ enum CPUInvertedResidual {
         p.depthwise = depthwise.kernelParameters(block.depthwise)
         p.project = project.kernelParameters(block.project)
         p.channel_parts = Int32(parts)
+        p.project_kind = projectKind
         if byRows {
             p.strip_rows = tuning.stripRows.map { Int32(min($0, band)) }
                 ?? gs_inverted_residual_strip_rows(&p, Int64(tuning.stripBytes), Int32(band))
@@ -79,7 +86,7 @@ enum CPUInvertedResidual {
         if partialCount > 0 {
             ParallelFor.ranges(block.output.floatCount, grain: 1 << 14) { range in
                 var local = params
-                gs_inverted_residual_reduce(&local, output, partials.baseAddress!, Int64(range.lowerBound),
+                gs_inverted_residual_reduce(&local, output, partials.baseAddress!, residual, Int64(range.lowerBound),
                                             Int64(range.upperBound))
             }
         }
