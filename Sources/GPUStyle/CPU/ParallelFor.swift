@@ -5,7 +5,8 @@ import Foundation
 /// Splits `0..<count` into contiguous ranges and runs them on the calling thread and a pool of
 /// warm worker threads (Sources/CKernels/parallel_for.c).
 ///
-/// Why a pool of our own: MobileNetV2 classification is 65 plan steps of 10-300 µs at 224².
+/// Why a pool of our own: MobileNetV2 classification was 65 plan steps of 10-300 µs at 224² (22
+/// since its inverted residual blocks are one step each).
 /// With `DispatchQueue.concurrentPerform` the workers went to sleep between steps, and waking
 /// them cost more than the short steps gained (one thread 9.6-10.5 ms, two 7.6-9.0 ms,
 /// onnxruntime 6.2-6.7 ms). The pool's workers spin for a bounded time (50 µs, yielding after
