@@ -8,7 +8,7 @@ final class CPUOpTests: XCTestCase {
     func testConvolutionMatchesNumpy() throws {
         let cases = try Fixtures.names(in: "ops", prefix: "conv_")
         XCTAssertGreaterThanOrEqual(cases.count, 10)
-        try Self.onEveryTwin { isa in
+        try InstructionSet.forEachSupported { isa in
             for name in cases {
                 let fixture = try Fixtures.tensors(name)
                 let expected = fixture["output"]!.values
@@ -21,14 +21,6 @@ final class CPUOpTests: XCTestCase {
 
     /// Runs `body` under every instruction set this CPU has (the convolution's AVX-512, AVX2
     /// and portable twins).
-    static func onEveryTwin(_ body: (InstructionSet) throws -> Void) rethrows {
-        defer { InstructionSet.limit(to: nil) }
-        for isa in InstructionSet.allCases where isa <= InstructionSet.supported {
-            InstructionSet.limit(to: isa)
-            try body(isa)
-        }
-    }
-
     func testReflectionPadMatchesNumpy() throws {
         let cases = try Fixtures.names(in: "ops", prefix: "pad_")
         XCTAssertGreaterThanOrEqual(cases.count, 4)
@@ -44,7 +36,7 @@ final class CPUOpTests: XCTestCase {
     /// Every twin of the micro-kernel must handle widths that are not a multiple of its tile
     /// (64 pixels for AVX-512, 32 for AVX2 and portable).
     func testConvolutionTailWidths() throws {
-        try Self.onEveryTwin { isa in try checkTailWidths(isa) }
+        try InstructionSet.forEachSupported { isa in try checkTailWidths(isa) }
     }
 
     private func checkTailWidths(_ isa: InstructionSet) throws {

@@ -100,14 +100,6 @@ enum Conv2DFixtures {
                                  "\(label): worst at \(worst.index): got \(got[worst.index]), want \(expected.values[worst.index])",
                                  file: file, line: line)
     }
-
-    /// Each instruction-set twin of the C kernels this CPU can run (AVX-512, AVX2+FMA, portable).
-    static func forEachISA(_ body: (String) throws -> Void) rethrows {
-        defer { gs_isa_limit(-1) }
-        for level in [2, 1, 0] where gs_isa_limit(Int32(level)) == Int32(level) {
-            try body(String(cString: gs_conv2d_isa()))
-        }
-    }
 }
 
 final class Conv2DTests: XCTestCase {
@@ -118,7 +110,8 @@ final class Conv2DTests: XCTestCase {
 
     func testCPUMatchesTorchOnEveryISA() throws {
         var isas: [String] = []
-        try Conv2DFixtures.forEachISA { isa in
+        try InstructionSet.forEachSupported { _ in
+            let isa = String(cString: gs_conv2d_isa())
             isas.append(isa)
             for name in try Conv2DFixtures.names(prefix: "conv2d_") {
                 let t = try Fixtures.tensors(name)

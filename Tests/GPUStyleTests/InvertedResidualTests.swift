@@ -99,7 +99,7 @@ final class InvertedResidualTests: XCTestCase {
             ("channels, 3 parts", threeParts, true),
             ("parts", .init(minimumRowsPerThread: Int.max, channelParts: 0), false),
         ]
-        try Conv2DFixtures.forEachISA { isa in
+        try InstructionSet.forEachSupported { isa in
             for name in try InvertedResidualFixtures.names() {
                 let t = try Fixtures.tensors(name)
                 let plan = try InvertedResidualFixtures.plan(t)

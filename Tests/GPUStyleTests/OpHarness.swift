@@ -2,6 +2,19 @@ import Foundation
 import XCTest
 @testable import GPUStyle
 
+extension InstructionSet {
+    /// Runs `body` once per instruction set this CPU has (AVX-512, AVX2+FMA, portable), with the
+    /// kernels capped to it, so a machine with AVX-512 also tests the paths others take; the cap
+    /// is lifted afterwards.
+    static func forEachSupported(_ body: (InstructionSet) throws -> Void) rethrows {
+        defer { InstructionSet.limit(to: nil) }
+        for isa in InstructionSet.allCases where isa <= InstructionSet.supported {
+            InstructionSet.limit(to: isa)
+            try body(isa)
+        }
+    }
+}
+
 /// Test fixtures (made by the scripts in tools/, with numpy and onnxruntime).
 enum Fixtures {
     static var root: URL { Bundle.module.url(forResource: "Fixtures", withExtension: nil)! }
