@@ -74,19 +74,20 @@ enum CPUInvertedResidual {
         let input = graph.pointer(block.input), output = graph.pointer(block.output)
         let residual = block.residual.map { UnsafePointer(graph.pointer($0.b)) }
         let expandWeights = expand.map { UnsafePointer($0.prepared.baseAddress!) }
+        // The channel parts' partial sums (none when split by rows).
         let partialCount = Int(gs_inverted_residual_partials(&p))
-        let partials = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(partialCount, 1))
-        defer { partials.deallocate() }
+        let partials = partialCount > 0 ? UnsafeMutablePointer<Float>.allocate(capacity: partialCount) : nil
+        defer { partials?.deallocate() }
         ParallelFor.ranges(byRows ? rows : parts, grain: byRows ? band : 1) { range in
             var local = params
             gs_inverted_residual_run(&local, input, expandWeights, depthwise.prepared.baseAddress!,
-                                     project.prepared.baseAddress!, residual, output, partials.baseAddress!,
+                                     project.prepared.baseAddress!, residual, output, partials,
                                      Int64(range.lowerBound), Int64(range.upperBound))
         }
-        if partialCount > 0 {
+        if let partials {
             ParallelFor.ranges(block.output.floatCount, grain: 1 << 14) { range in
                 var local = params
-                gs_inverted_residual_reduce(&local, output, partials.baseAddress!, residual, Int64(range.lowerBound),
+                gs_inverted_residual_reduce(&local, output, partials, residual, Int64(range.lowerBound),
                                             Int64(range.upperBound))
             }
         }
