@@ -18,8 +18,7 @@ final class CPUConv2D {
         let kind = kind ?? gs_conv2d_kind(&p)
         self.kind = kind
         let weights = constants[step.weights]
-        precondition(weights.count == step.output.channels * step.input.channels / step.groups
-                     * step.kernelHeight * step.kernelWidth, "conv2d: \(constants.names[step.weights]) has the wrong size")
+        precondition(weights.count == step.weightCount, "conv2d: \(constants.names[step.weights]) has the wrong size")
         let packed = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, Int(gs_conv2d_prepared_count_kind(&p, kind))))
         weights.withUnsafeBufferPointer { gs_conv2d_prepare_kind(&p, kind, $0.baseAddress!, packed.baseAddress!) }
         prepared = packed

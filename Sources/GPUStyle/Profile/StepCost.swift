@@ -46,21 +46,19 @@ extension ExecutionPlan.Step {
             return StepCost(kind: "instance_norm moments", layer: layerName(moments.layer), flops: 0,
                             bytesRead: 4 * elements(moments.shape), bytesWritten: 4 * Double(moments.floatCount))
         case .conv2d(let conv):
-            let weights = Double(conv.output.channels * conv.input.channels / conv.groups * conv.kernelHeight * conv.kernelWidth)
+            let weights = Double(conv.weightCount)
             let kind = "\(opName) \(conv.kernelHeight)x\(conv.kernelWidth)" + (conv.strideY == 1 ? "" : "/\(conv.strideY)")
             return StepCost(kind: kind, layer: "", flops: 2 * Double(conv.multiplyAdds),
                             bytesRead: 4 * (Double(conv.input.floatCount) + weights), bytesWritten: 4 * Double(conv.output.floatCount))
         case .invertedResidual(let block):
             // The fused pass reads the block's input (twice with the residual) and the weights
-            // and writes its output; the parts' work is the block's.
-            let parts = block.parts.map(\.cost)
-            let weights = parts.reduce(0) { $0 + $1.bytesRead } - 4 * block.parts.reduce(0) { total, part in
-                total + part.graphRegions!.reads.reduce(0) { $0 + Double($1.floatCount) }
-            }
+            // and writes its output; the convolutions' work is the block's.
+            let convolutions = [block.expand, block.depthwise, block.project].compactMap { $0 }
+            let weights = Double(convolutions.reduce(0) { $0 + $1.weightCount })
             let dw = block.depthwise
             return StepCost(kind: "\(opName) \(dw.kernelHeight)x\(dw.kernelWidth)" + (dw.strideY == 1 ? "" : "/\(dw.strideY)"),
-                            layer: "", flops: parts.reduce(0) { $0 + $1.flops },
-                            bytesRead: weights + 4 * Double(block.input.floatCount) * (block.residual == nil ? 1 : 2),
+                            layer: "", flops: 2 * Double(convolutions.reduce(0) { $0 + $1.multiplyAdds }),
+                            bytesRead: 4 * (weights + Double(block.input.floatCount) * (block.residual == nil ? 1 : 2)),
                             bytesWritten: 4 * Double(block.output.floatCount))
         default:
             let regions = graphRegions!

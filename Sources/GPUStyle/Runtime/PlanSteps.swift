@@ -65,6 +65,8 @@ extension ExecutionPlan {
             groups == 1 && kernelHeight == 1 && kernelWidth == 1 && strideY == 1 && strideX == 1 && padding.isZero
         }
         public var multiplyAdds: Int { output.floatCount * (input.channels / groups) * kernelHeight * kernelWidth }
+        /// Floats of the weights, [out][in / groups][kh][kw].
+        public var weightCount: Int { output.channels * (input.channels / groups) * kernelHeight * kernelWidth }
     }
 
     /// MobileNetV2's inverted residual block, lowered from a chain of graph nodes ([1x1 expand]

@@ -92,7 +92,7 @@ extension VulkanBackend {
                 let weights = constants[conv.weights]
                 let cin = conv.input.channels / conv.groups, coutG = conv.output.channels / conv.groups
                 let taps = conv.kernelHeight * conv.kernelWidth
-                precondition(weights.count == conv.output.channels * cin * taps, "conv2d: \(constants.names[conv.weights]) has the wrong size")
+                precondition(weights.count == conv.weightCount, "conv2d: \(constants.names[conv.weights]) has the wrong size")
                 try store(weightKey(conv, constants)) {
                     guard Self.channelsPerInvocation(conv) == 4 else { return weights }
                     // [group][block][in][kh][kw][4]: the 4 output channels of a block side by side.
