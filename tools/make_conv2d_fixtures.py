@@ -81,6 +81,9 @@ CASES = {
     "depthwise_s1_narrow_7x5": (10, 7, 5, 10, (3, 3), (1, 1), (1, 1, 1, 1), 10, True, RELU6, 0, 0, 6),
     "depthwise_s2_14x14": (9, 14, 14, 9, (3, 3), (2, 2), (1, 1, 1, 1), 9, True, RELU6, 0, 0, 6),
     "depthwise_s2_narrow_3x5": (7, 3, 5, 7, (3, 3), (2, 2), (1, 1, 1, 1), 7, True, IDENTITY, 0, 0, 1),
+    # the channel-vectorised kernel on 25 pixels: a full 14-pixel run, then 11 (from a padded
+    # copy of the last input pixels); 40 outputs (a block of 32 and one of 8)
+    "pointwise_small_plane_300_40": (300, 5, 5, 40, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, HARD_SWISH, 0, 0, 8),
 }
 
 TRANSPOSED = {

@@ -62,6 +62,7 @@ void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *p
 
 int64_t gs_conv2d_prepared_count_kind(const gs_conv2d_params *p, int kind) {
     if (kind == 3) return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK) * GS_CO_BLOCK * gemm_k(p);
+    if (kind == 4) return (int64_t)cdiv(p->out_channels, 16) * 16 * gemm_k(p);
     if (kind != 0) return (int64_t)p->out_channels * gemm_k(p);
     int coutg = p->out_channels / p->groups;
     return (int64_t)p->groups * cdiv(coutg, GS_MR) * GS_MR * gemm_k(p);
@@ -76,6 +77,16 @@ void gs_conv2d_prepare_kind(const gs_conv2d_params *p, int kind, const float *we
                 for (int c = 0; c < GS_CO_BLOCK; c++) {
                     int co = b * GS_CO_BLOCK + c;
                     *prepared++ = co < p->out_channels ? weights[co * k_count + k] : 0.0f;
+                }
+        return;
+    }
+    if (kind == 4) {
+        // [block of 16 channels][tap][16], zeros past the last channel.
+        for (int b = 0; b < cdiv(p->out_channels, 16); b++)
+            for (int64_t t = 0; t < k_count; t++)
+                for (int c = 0; c < 16; c++) {
+                    int ch = b * 16 + c;
+                    *prepared++ = ch < p->out_channels ? weights[ch * k_count + t] : 0.0f;
                 }
         return;
     }
@@ -183,7 +194,7 @@ void gs_inverted_residual_run(const gs_inverted_residual_params *p, const float 
 }
 
 int64_t gs_inverted_residual_partials(const gs_inverted_residual_params *p) {
-    if (p->channel_parts < 2) return 0;
+    if (p->channel_parts < 2) return 0;  // rows, or one part
     return (int64_t)(p->channel_parts - 1) * p->project.out_channels * p->project.out_height * p->project.out_width;
 }
 

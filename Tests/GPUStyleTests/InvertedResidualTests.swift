@@ -82,22 +82,28 @@ final class InvertedResidualTests: XCTestCase {
     /// The fused pass split by rows in strips of 1, 2 and 3 rows (the expanded rows shared by
     /// consecutive strips are kept, the padding moves at the first and last strips) and in
     /// strips by cache size; split by channels into 2 and 3 parts (partial sums of the
-    /// projection added at the end; more parts than 8-channel blocks leave a part empty); and the
+    /// projection added at the end; more parts than 8-channel blocks leave a part empty);
+    /// channel-blocked in 1, 2 and 3 parts (expanded channels in blocks of 32, outputs fewer than
+    /// 16, pixel counts that end in a full, a half and a padded micro-kernel run); and the
     /// parts one by one; on every twin.
     func testCPUMatchesTorchOnEveryISA() throws {
         typealias Tuning = CPUInvertedResidual.Tuning
-        let channels = Tuning(minimumRowsPerThread: Int.max, minimumChannelSplitPixels: 0)
+        let channels = Tuning(minimumRowsPerThread: Int.max, blockedPixels: 0)
         var twoParts = channels, threeParts = channels
         twoParts.channelParts = 2
         threeParts.channelParts = 3
+        func blocked(_ parts: Int) -> Tuning { Tuning(channelParts: parts, blockedPixels: .max) }
         let tunings: [(String, Tuning, fused: Bool)] = [
-            ("rows, 1-row strips", .init(minimumRowsPerThread: 1, stripRows: 1), true),
-            ("rows, 2-row strips", .init(minimumRowsPerThread: 1, stripRows: 2), true),
-            ("rows, 3-row strips", .init(minimumRowsPerThread: 1, stripRows: 3), true),
-            ("rows, strips by cache size", .init(minimumRowsPerThread: 1), true),
+            ("rows, 1-row strips", .init(minimumRowsPerThread: 1, stripRows: 1, blockedPixels: 0), true),
+            ("rows, 2-row strips", .init(minimumRowsPerThread: 1, stripRows: 2, blockedPixels: 0), true),
+            ("rows, 3-row strips", .init(minimumRowsPerThread: 1, stripRows: 3, blockedPixels: 0), true),
+            ("rows, strips by cache size", .init(minimumRowsPerThread: 1, blockedPixels: 0), true),
             ("channels, 2 parts", twoParts, true),
             ("channels, 3 parts", threeParts, true),
-            ("parts", .init(minimumRowsPerThread: Int.max, channelParts: 0), false),
+            ("blocked, 1 part", blocked(1), true),
+            ("blocked, 2 parts", blocked(2), true),
+            ("blocked, 3 parts", blocked(3), true),
+            ("parts", .init(minimumRowsPerThread: Int.max, channelParts: 0, blockedPixels: 0), false),
         ]
         try InstructionSet.forEachSupported { isa in
             for name in try InvertedResidualFixtures.names() {
@@ -123,7 +129,7 @@ final class InvertedResidualTests: XCTestCase {
         guard case .invertedResidual(let block) = plan.steps[0] else { return XCTFail() }
         XCTAssertNotNil(block.residual)
         let backend = CPUBackend(weights: [])
-        backend.invertedResidualTuning = .init(minimumRowsPerThread: 1, stripRows: 4)
+        backend.invertedResidualTuning = .init(minimumRowsPerThread: 1, stripRows: 4, blockedPixels: 0)
         Conv2DFixtures.assertClose(try InvertedResidualFixtures.run(backend, plan, tensors), t["residual"]!, "residual block")
     }
 }

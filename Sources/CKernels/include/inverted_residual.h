@@ -7,15 +7,19 @@
 /// activation as in gs_conv2d_params. The 1x1 weights are packed as GEMM convolutions
 /// (gs_conv2d_prepare_kind 0), the depthwise weights as given ([channels][kh][kw]).
 ///
-/// Two ways to split the work:
+/// Three ways to run it:
 /// - rows (channel_parts 0): tasks are output rows; a thread walks its rows in strips of
 ///   strip_rows, each expanded, filtered and projected while it is in cache.
 /// - channels (channel_parts >= 2, for small maps): task t expands and filters its own range of
 ///   the expanded channels over the whole map (ranges of whole 8-channel weight blocks) and
-///   projects them (as a GEMM, or with the small-map kernel when project_kind is 3 and the
-///   weights are packed for it): part 0 into the output with the bias, part t > 0 its partial
+///   projects them: part 0 into the output with the bias, part t > 0 its partial
 ///   sums into `partials` (gs_inverted_residual_partials floats); gs_inverted_residual_reduce
 ///   then adds them and the residual. The projection must have no activation.
+/// - blocked (small maps): channel parts as above, but the expanded and filtered channels are
+///   held 16 side by side (inverted_residual_blocked_body.inc). The 1x1 weights are packed
+///   with gs_conv2d_prepare_kind 3, the depthwise weights with kind 4; the depthwise kernel has
+///   at most GS_BLOCKED_MAX_TAPS taps. One part (channel_parts 0 or 1) writes the finished
+///   output, with the projection's activation and the residual.
 typedef struct {
     gs_conv2d_params expand;     // used when has_expand (else the depthwise reads the input)
     gs_conv2d_params depthwise;  // zero padding, any stride
@@ -23,8 +27,11 @@ typedef struct {
     int has_expand;
     int strip_rows;              // output rows per strip (gs_inverted_residual_strip_rows)
     int channel_parts;           // 0: split by rows; else this many channel ranges
-    int project_kind;            // channel parts: 0 GEMM or 3 small-map packing of the projection
+    int blocked;                 // channel parts in the channel-blocked layout
 } gs_inverted_residual_params;
+
+/// Depthwise taps the blocked pass holds in registers.
+#define GS_BLOCKED_MAX_TAPS 25
 
 /// Output rows per strip: the most whose expanded and filtered rows fit `cache_bytes`, at most
 /// `max_rows` (the rows one thread gets).
@@ -36,7 +43,7 @@ void gs_inverted_residual_run(const gs_inverted_residual_params *p, const float 
                               const float *depthwise_weights, const float *project_weights, const float *residual,
                               float *output, float *partials, int64_t task_begin, int64_t task_end);
 
-/// Floats of the partial sums channel parts 1... write (0 when split by rows).
+/// Floats of the partial sums channel parts 1... write (0 when split by rows or one part).
 int64_t gs_inverted_residual_partials(const gs_inverted_residual_params *p);
 
 /// output[i] += the parts' partial sums [+ residual[i]], for output floats [begin, end).

@@ -3,9 +3,11 @@ import CKernels
 /// `ExecutionPlan.InvertedResidual` on the CPU in one pass (`CKernels/inverted_residual_body.inc`).
 /// Large maps are split by rows: each thread takes a band of output rows and walks it in strips
 /// small enough that the strip's expanded and filtered rows stay in the core's L2 cache. Small
-/// maps (bands under `minimumRowsPerThread`) are split by the expanded channels: each thread
-/// expands, filters and projects its own channels over the whole map, so the expanded tensor
-/// never moves between cores, and the projections' partial sums are added at the end.
+/// maps are split by the expanded channels: each thread expands, filters and projects its own
+/// channels over the whole map, so the expanded tensor never moves between cores, and the
+/// projections' partial sums are added at the end. Maps up to `blockedPixels` do that in the
+/// channel-blocked layout (`CKernels/inverted_residual_blocked_body.inc`), the others between
+/// in NCHW.
 enum CPUInvertedResidual {
     struct Tuning {
         /// Bytes of one strip's expanded and filtered rows: half of this machine's 2 MB L2 per
@@ -23,38 +25,34 @@ enum CPUInvertedResidual {
         var stripRows: Int?
         /// Channel parts for small maps (nil: one per thread; 0: run the parts one by one).
         var channelParts: Int?
-        /// Split by channels only from this many output pixels (all of classify's small maps:
-        /// its blocks on 14x14 maps took 0.67-0.73 of the parts' time, those on 7x7 maps
-        /// 0.85-0.93 with the small-map projection; 4 alternating profiles of 40 runs, medians
-        /// per step).
-        var minimumChannelSplitPixels = 0
+        /// Output maps of up to this many pixels run channel-blocked, on any number of threads.
+        var blockedPixels = 196
     }
 
-    /// The packings the fused kernel's 1x1 convolutions use (`gs_conv2d_kind`): GEMM on any
-    /// map, and for channel parts' projections onto maps under `smallMapPixels` the small-map
-    /// kernel, whose lanes are all output channels (a 7x7 map fills 49 of a GEMM's 64 pixel
-    /// lanes). On 14x14 maps the GEMM was faster: the small-map kernel took 1.06-1.14 of its
-    /// time there (same profiles as `minimumChannelSplitPixels`), 0.85-0.93 of the parts' on 7x7.
-    private static let gemm: Int32 = 0, smallMap: Int32 = 3
-    static let smallMapPixels = 100
+    /// The packings the fused kernels' convolutions use (`gs_conv2d_prepare_kind`): GEMM blocks
+    /// for the NCHW passes; blocks of 32 output channels (the small-map kernel's) and depthwise
+    /// taps 16 channels side by side for the channel-blocked one.
+    private static let gemm: Int32 = 0, smallMap: Int32 = 3, blockedDepthwise: Int32 = 4
 
     /// Runs the block fused and returns true, or returns false when the parts should run one
     /// by one.
     static func run(_ block: ExecutionPlan.InvertedResidual, weights: CPUGraphWeights, constants: ModelConstants,
                     _ graph: GraphStorage, tuning: Tuning) -> Bool {
-        let rows = block.depthwise.output.height
         let threads = min(ParallelFor.workers, ParallelFor.workerLimit)
+        if block.output.height * block.output.width <= tuning.blockedPixels {
+            if tuning.channelParts == 0 { return false }
+            return runBlocked(block, weights: weights, constants: constants, graph, parts: tuning.channelParts ?? threads)
+        }
+        let rows = block.depthwise.output.height
         let band = (rows + threads - 1) / threads
         let byRows = band >= tuning.minimumRowsPerThread || threads == 1 && tuning.channelParts == nil
         let parts = byRows ? 0 : tuning.channelParts ?? threads
         // Channel parts add partial sums, so the projection must be linear.
-        guard byRows || parts >= 2 && block.project.activation == .identity
-                && block.output.height * block.output.width >= tuning.minimumChannelSplitPixels else { return false }
+        guard byRows || parts >= 2 && block.project.activation == .identity else { return false }
 
         let expand = block.expand.map { weights.convolution($0, constants: constants, kind: gemm) }
         let depthwise = weights.convolution(block.depthwise, constants: constants)
-        let projectKind = !byRows && block.project.output.height * block.project.output.width < smallMapPixels ? smallMap : gemm
-        let project = weights.convolution(block.project, constants: constants, kind: projectKind)
+        let project = weights.convolution(block.project, constants: constants, kind: gemm)
         guard depthwise.kind == 1 else { return false }
 
         var p = gs_inverted_residual_params()
@@ -65,7 +63,6 @@ enum CPUInvertedResidual {
         p.depthwise = depthwise.kernelParameters(block.depthwise)
         p.project = project.kernelParameters(block.project)
         p.channel_parts = Int32(parts)
-        p.project_kind = projectKind
         if byRows {
             p.strip_rows = tuning.stripRows.map { Int32(min($0, band)) }
                 ?? gs_inverted_residual_strip_rows(&p, Int64(tuning.stripBytes), Int32(band))
@@ -84,13 +81,56 @@ enum CPUInvertedResidual {
                                      project.prepared.baseAddress!, residual, output, partials,
                                      Int64(range.lowerBound), Int64(range.upperBound))
         }
-        if let partials {
-            ParallelFor.ranges(block.output.floatCount, grain: 1 << 14) { range in
-                var local = params
-                gs_inverted_residual_reduce(&local, output, partials, residual, Int64(range.lowerBound),
-                                            Int64(range.upperBound))
-            }
-        }
+        reduce(params, block, partials: partials, residual: residual, output: output)
         return true
+    }
+
+    /// The channel-blocked pass in `parts` parts (1: no partial sums), or false when the block
+    /// does not fit it (a depthwise kernel over `GS_BLOCKED_MAX_TAPS` taps, or an activation after
+    /// a projection split into parts).
+    private static func runBlocked(_ block: ExecutionPlan.InvertedResidual, weights: CPUGraphWeights,
+                                   constants: ModelConstants, _ graph: GraphStorage, parts: Int) -> Bool {
+        guard block.depthwise.isDepthwise,
+              block.depthwise.kernelHeight * block.depthwise.kernelWidth <= Int(GS_BLOCKED_MAX_TAPS),
+              parts == 1 || block.project.activation == .identity else { return false }
+        let expand = block.expand.map { weights.convolution($0, constants: constants, kind: smallMap) }
+        let depthwise = weights.convolution(block.depthwise, constants: constants, kind: blockedDepthwise)
+        let project = weights.convolution(block.project, constants: constants, kind: smallMap)
+        var p = gs_inverted_residual_params()
+        if let expand, let step = block.expand {
+            p.expand = expand.kernelParameters(step)
+            p.has_expand = 1
+        }
+        p.depthwise = depthwise.kernelParameters(block.depthwise)
+        p.project = project.kernelParameters(block.project)
+        p.channel_parts = Int32(parts)
+        p.blocked = 1
+        let params = p
+        let input = graph.pointer(block.input), output = graph.pointer(block.output)
+        let residual = block.residual.map { UnsafePointer(graph.pointer($0.b)) }
+        let expandWeights = expand.map { UnsafePointer($0.prepared.baseAddress!) }
+        let partialCount = Int(gs_inverted_residual_partials(&p))
+        let partials = partialCount > 0 ? UnsafeMutablePointer<Float>.allocate(capacity: partialCount) : nil
+        defer { partials?.deallocate() }
+        ParallelFor.ranges(parts, grain: 1) { range in
+            var local = params
+            gs_inverted_residual_run(&local, input, expandWeights, depthwise.prepared.baseAddress!,
+                                     project.prepared.baseAddress!, residual, output, partials,
+                                     Int64(range.lowerBound), Int64(range.upperBound))
+        }
+        reduce(params, block, partials: partials, residual: residual, output: output)
+        return true
+    }
+
+    /// Adds the channel parts' partial sums and the residual to part 0's output.
+    private static func reduce(_ params: gs_inverted_residual_params, _ block: ExecutionPlan.InvertedResidual,
+                               partials: UnsafeMutablePointer<Float>?, residual: UnsafePointer<Float>?,
+                               output: UnsafeMutablePointer<Float>) {
+        guard let partials else { return }
+        ParallelFor.ranges(block.output.floatCount, grain: 1 << 14) { range in
+            var local = params
+            gs_inverted_residual_reduce(&local, output, partials, residual, Int64(range.lowerBound),
+                                        Int64(range.upperBound))
+        }
     }
 }
