@@ -83,8 +83,9 @@ final class InvertedResidualTests: XCTestCase {
     /// consecutive strips are kept, the padding moves at the first and last strips) and in
     /// strips by cache size; split by channels into 2 and 3 parts (partial sums of the
     /// projection added at the end; more parts than 8-channel blocks leave a part empty);
-    /// channel-blocked in 1, 2 and 3 parts (expanded channels in blocks of 32, outputs fewer than
-    /// 16, pixel counts that end in a full, a half and a padded micro-kernel run); and the
+    /// channel-blocked in 1, 2 and 3 parts (parts that own half of a 32-channel weight block,
+    /// outputs fewer than 16, pixel counts that end in a full, a half and a padded micro-kernel
+    /// run); and the
     /// parts one by one; on every twin.
     func testCPUMatchesTorchOnEveryISA() throws {
         typealias Tuning = CPUInvertedResidual.Tuning

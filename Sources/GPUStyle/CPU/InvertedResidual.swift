@@ -26,7 +26,10 @@ enum CPUInvertedResidual {
         /// Channel parts for small maps (nil: one per thread; 0: run the parts one by one).
         var channelParts: Int?
         /// Output maps of up to this many pixels run channel-blocked, on any number of threads.
-        var blockedPixels = 196
+        /// Classify, 2 threads, medians of 6 alternating profiles against the NCHW passes: blocks
+        /// with 14x14 outputs 0.71-0.75 of the time, 7x7 0.63-0.69, 28x28 0.87-0.99; with 56x56
+        /// outputs 1.18-1.35 (a part's filtered channels, 1.2 MB, crowd its L2).
+        var blockedPixels = 784
     }
 
     /// The packings the fused kernels' convolutions use (`gs_conv2d_prepare_kind`): GEMM blocks
