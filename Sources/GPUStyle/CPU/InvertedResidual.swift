@@ -53,39 +53,15 @@ enum CPUInvertedResidual {
         // Channel parts add partial sums, so the projection must be linear.
         guard byRows || parts >= 2 && block.project.activation == .identity else { return false }
 
-        let expand = block.expand.map { weights.convolution($0, constants: constants, kind: gemm) }
-        let depthwise = weights.convolution(block.depthwise, constants: constants)
-        let project = weights.convolution(block.project, constants: constants, kind: gemm)
-        guard depthwise.kind == 1 else { return false }
-
-        var p = gs_inverted_residual_params()
-        if let expand, let step = block.expand {
-            p.expand = expand.kernelParameters(step)
-            p.has_expand = 1
+        return execute(block, weights: weights, constants: constants, graph,
+                       kinds: (expand: gemm, depthwise: nil, project: gemm),
+                       tasks: byRows ? rows : parts, grain: byRows ? band : 1) { p in
+            p.channel_parts = Int32(parts)
+            if byRows {
+                p.strip_rows = tuning.stripRows.map { Int32(min($0, band)) }
+                    ?? gs_inverted_residual_strip_rows(&p, Int64(tuning.stripBytes), Int32(band))
+            }
         }
-        p.depthwise = depthwise.kernelParameters(block.depthwise)
-        p.project = project.kernelParameters(block.project)
-        p.channel_parts = Int32(parts)
-        if byRows {
-            p.strip_rows = tuning.stripRows.map { Int32(min($0, band)) }
-                ?? gs_inverted_residual_strip_rows(&p, Int64(tuning.stripBytes), Int32(band))
-        }
-        let params = p
-        let input = graph.pointer(block.input), output = graph.pointer(block.output)
-        let residual = block.residual.map { UnsafePointer(graph.pointer($0.b)) }
-        let expandWeights = expand.map { UnsafePointer($0.prepared.baseAddress!) }
-        // The channel parts' partial sums (none when split by rows).
-        let partialCount = Int(gs_inverted_residual_partials(&p))
-        let partials = partialCount > 0 ? UnsafeMutablePointer<Float>.allocate(capacity: partialCount) : nil
-        defer { partials?.deallocate() }
-        ParallelFor.ranges(byRows ? rows : parts, grain: byRows ? band : 1) { range in
-            var local = params
-            gs_inverted_residual_run(&local, input, expandWeights, depthwise.prepared.baseAddress!,
-                                     project.prepared.baseAddress!, residual, output, partials,
-                                     Int64(range.lowerBound), Int64(range.upperBound))
-        }
-        reduce(params, block, partials: partials, residual: residual, output: output)
-        return true
     }
 
     /// The channel-blocked pass in `parts` parts (1: no partial sums), or false when the block
@@ -96,9 +72,25 @@ enum CPUInvertedResidual {
         guard block.depthwise.isDepthwise,
               block.depthwise.kernelHeight * block.depthwise.kernelWidth <= Int(GS_BLOCKED_MAX_TAPS),
               parts == 1 || block.project.activation == .identity else { return false }
-        let expand = block.expand.map { weights.convolution($0, constants: constants, kind: smallMap) }
-        let depthwise = weights.convolution(block.depthwise, constants: constants, kind: blockedDepthwise)
-        let project = weights.convolution(block.project, constants: constants, kind: smallMap)
+        return execute(block, weights: weights, constants: constants, graph,
+                       kinds: (expand: smallMap, depthwise: blockedDepthwise, project: smallMap),
+                       tasks: parts, grain: 1) { p in
+            p.channel_parts = Int32(parts)
+            p.blocked = 1
+        }
+    }
+
+    /// Packs the block's convolutions as `kinds` (a nil depthwise kind: gs_conv2d_kind's, which
+    /// must be the depthwise kernel), fills the kernel's parameters (`configure` sets how the work
+    /// is split), runs `tasks` tasks on all cores and adds the partial sums.
+    private static func execute(_ block: ExecutionPlan.InvertedResidual, weights: CPUGraphWeights,
+                                constants: ModelConstants, _ graph: GraphStorage,
+                                kinds: (expand: Int32, depthwise: Int32?, project: Int32), tasks: Int, grain: Int,
+                                configure: (inout gs_inverted_residual_params) -> Void) -> Bool {
+        let expand = block.expand.map { weights.convolution($0, constants: constants, kind: kinds.expand) }
+        let depthwise = weights.convolution(block.depthwise, constants: constants, kind: kinds.depthwise)
+        let project = weights.convolution(block.project, constants: constants, kind: kinds.project)
+        guard kinds.depthwise != nil || depthwise.kind == 1 else { return false }
         var p = gs_inverted_residual_params()
         if let expand, let step = block.expand {
             p.expand = expand.kernelParameters(step)
@@ -106,16 +98,16 @@ enum CPUInvertedResidual {
         }
         p.depthwise = depthwise.kernelParameters(block.depthwise)
         p.project = project.kernelParameters(block.project)
-        p.channel_parts = Int32(parts)
-        p.blocked = 1
+        configure(&p)
         let params = p
         let input = graph.pointer(block.input), output = graph.pointer(block.output)
         let residual = block.residual.map { UnsafePointer(graph.pointer($0.b)) }
         let expandWeights = expand.map { UnsafePointer($0.prepared.baseAddress!) }
+        // The channel parts' partial sums (none when split by rows or in one part).
         let partialCount = Int(gs_inverted_residual_partials(&p))
         let partials = partialCount > 0 ? UnsafeMutablePointer<Float>.allocate(capacity: partialCount) : nil
         defer { partials?.deallocate() }
-        ParallelFor.ranges(parts, grain: 1) { range in
+        ParallelFor.ranges(tasks, grain: grain) { range in
             var local = params
             gs_inverted_residual_run(&local, input, expandWeights, depthwise.prepared.baseAddress!,
                                      project.prepared.baseAddress!, residual, output, partials,
