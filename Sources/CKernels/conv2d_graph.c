@@ -26,16 +26,12 @@
 #define GS_GEMV_TILE 16
 /// 1x1 convolutions of fewer output pixels than this vectorise over output channels (kind 3):
 /// a 7x7 plane is 49 pixels, which 16-pixel vectors cover at 77 % (320->1280 at 7x7 ran at
-/// 74 GFLOP/s on one core, 960->160 at 69).
+/// 74 GFLOP/s on one core, 960->160 at 69, as a GEMM).
 #define GS_SMALL_PLANE 256
-/// Kind 3: output channels per packed block and per task, pixels per micro-kernel run (7 rows
-/// of 7x7 and 14x14 planes fill it exactly), runs per task.
+/// Kind 3: output channels per packed weight block and per task.
 #define GS_CO_BLOCK 32
-#define GS_RUN 7
-#define GS_RUNS_PER_TASK 4
-/// Kind 3: inputs summed per pass over the task's runs (128 x 32 weights = 16 KB).
-#define GS_K_CHUNK 128
-/// Kind 3 only for long sums: its epilogue stores lane by lane into the channel planes.
+/// Kind 3 only for long sums: its epilogue moves each channel's pixels out of the accumulators'
+/// lanes (the bound was set when it stored them lane by lane, and not measured again since).
 #define GS_SMALL_PLANE_MIN_K 256
 
 static inline int cdiv(int a, int b) { return (a + b - 1) / b; }
@@ -124,10 +120,8 @@ static int gemm_channel_tile(const gs_conv2d_params *p) {
     return pixel_tiles * cdiv(coutg, 64) < 8 ? 32 : 64;
 }
 
-/// Tasks of the small-map kernel (kind 3): 32-channel blocks x groups of GS_RUNS_PER_TASK runs.
-static int64_t small_plane_tasks(const gs_conv2d_params *p) {
-    return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK) * cdiv(cdiv(p->out_height * p->out_width, GS_RUN), GS_RUNS_PER_TASK);
-}
+/// Tasks of the small-map kernel (kind 3): its 32-channel blocks, each over the whole map.
+static int64_t small_plane_tasks(const gs_conv2d_params *p) { return cdiv(p->out_channels, GS_CO_BLOCK); }
 
 int64_t gs_conv2d_tasks(const gs_conv2d_params *p) {
     switch (gs_conv2d_kind(p)) {

@@ -122,6 +122,25 @@ final class Conv2DTests: XCTestCase {
         XCTAssertTrue(isas.contains("portable"), "\(isas)")
     }
 
+    /// The small-plane fixtures run the small-map kernel (kind 3), whose task is one block of 32
+    /// output channels over the whole map: one task per block, no empty ones.
+    func testSmallPlaneFixturesRunTheSmallMapKernelOneTaskPerBlock() throws {
+        for name in ["conv2d_pointwise_small_plane_256_36", "conv2d_pointwise_small_plane_300_40"] {
+            let plan = Conv2DFixtures.conv2d(try Fixtures.tensors("ops/conv2d/\(name).gpsw"), inPool: false).plan
+            guard case .conv2d(let step) = plan.steps[0] else { return XCTFail("\(name): not a conv2d step") }
+            var p = CPUConv2D.parameters(step)
+            XCTAssertEqual(gs_conv2d_kind(&p), 3, name)
+            XCTAssertEqual(Int(gs_conv2d_tasks(&p)), (step.output.channels + 31) / 32, name)
+        }
+        // MobileNetV2's 320->1280 on a 7x7 map (49 pixels, several micro-kernel runs per block).
+        var head = gs_conv2d_params()
+        (head.in_channels, head.in_height, head.in_width) = (320, 7, 7)
+        (head.out_channels, head.out_height, head.out_width) = (1280, 7, 7)
+        (head.kernel_height, head.kernel_width, head.stride_y, head.stride_x, head.groups) = (1, 1, 1, 1, 1)
+        XCTAssertEqual(gs_conv2d_kind(&head), 3)
+        XCTAssertEqual(gs_conv2d_tasks(&head), 40)
+    }
+
     func testCPURegionsInThePool() throws {
         for name in try Conv2DFixtures.names(prefix: "conv2d_") {
             let t = try Fixtures.tensors(name)
