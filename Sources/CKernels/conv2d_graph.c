@@ -166,10 +166,12 @@ void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *p
 
 int gs_inverted_residual_strip_rows(const gs_inverted_residual_params *p, int64_t cache_bytes, int max_rows) {
     const gs_conv2d_params *dw = &p->depthwise;
+    // The blocked layout rounds the channels up to 16 and borders the expanded rows.
+    const int64_t channels = p->blocked ? (dw->in_channels + 15) / 16 * 16 : dw->in_channels;
+    const int64_t width = p->blocked ? (int64_t)(dw->out_width - 1) * dw->stride_x + dw->kernel_width : dw->in_width;
     // Per output row: the expanded input rows it adds (stride rows) and its filtered row.
-    const int64_t per_row = 4 * (int64_t)dw->in_channels
-                            * ((p->has_expand ? (int64_t)dw->stride_y * dw->in_width : 0) + dw->out_width);
-    const int64_t fixed = p->has_expand ? 4 * (int64_t)dw->in_channels * dw->in_width * (dw->kernel_height - dw->stride_y) : 0;
+    const int64_t per_row = 4 * channels * ((p->has_expand ? (int64_t)dw->stride_y * width : 0) + dw->out_width);
+    const int64_t fixed = p->has_expand ? 4 * channels * width * (dw->kernel_height - dw->stride_y) : 0;
     int64_t rows = (cache_bytes - fixed) / per_row;
     if (rows > max_rows) rows = max_rows;
     return rows < 1 ? 1 : (int)rows;

@@ -81,7 +81,8 @@ final class InvertedResidualTests: XCTestCase {
 
     /// The fused pass split by rows in strips of 1, 2 and 3 rows (the expanded rows shared by
     /// consecutive strips are kept, the padding moves at the first and last strips) and in
-    /// strips by cache size; split by channels into 2 and 3 parts (partial sums of the
+    /// strips by cache size, in NCHW and channel-blocked (whose expansion's last pixel tile may
+    /// run past the input; a block without an expansion runs the NCHW rows there); split by channels into 2 and 3 parts (partial sums of the
     /// projection added at the end; more parts than 8-channel blocks leave a part empty);
     /// channel-blocked in 1, 2 and 3 parts (parts that own half of a 32-channel weight block,
     /// outputs fewer than 16, pixel counts that end in a full, a half and a padded micro-kernel
@@ -94,11 +95,18 @@ final class InvertedResidualTests: XCTestCase {
         twoParts.channelParts = 2
         threeParts.channelParts = 3
         func blocked(_ parts: Int) -> Tuning { Tuning(channelParts: parts, blockedPixels: .max) }
+        func rows(_ strip: Int?, blocked: Bool) -> Tuning {
+            Tuning(minimumRowsPerThread: 1, stripRows: strip, blockedPixels: 0, blockedRows: blocked)
+        }
         let tunings: [(String, Tuning, fused: Bool)] = [
-            ("rows, 1-row strips", .init(minimumRowsPerThread: 1, stripRows: 1, blockedPixels: 0), true),
-            ("rows, 2-row strips", .init(minimumRowsPerThread: 1, stripRows: 2, blockedPixels: 0), true),
-            ("rows, 3-row strips", .init(minimumRowsPerThread: 1, stripRows: 3, blockedPixels: 0), true),
-            ("rows, strips by cache size", .init(minimumRowsPerThread: 1, blockedPixels: 0), true),
+            ("rows, 1-row strips", rows(1, blocked: false), true),
+            ("rows, 2-row strips", rows(2, blocked: false), true),
+            ("rows, 3-row strips", rows(3, blocked: false), true),
+            ("rows, strips by cache size", rows(nil, blocked: false), true),
+            ("blocked rows, 1-row strips", rows(1, blocked: true), true),
+            ("blocked rows, 2-row strips", rows(2, blocked: true), true),
+            ("blocked rows, 3-row strips", rows(3, blocked: true), true),
+            ("blocked rows, strips by cache size", rows(nil, blocked: true), true),
             ("channels, 2 parts", twoParts, true),
             ("channels, 3 parts", threeParts, true),
             ("blocked, 1 part", blocked(1), true),
@@ -121,7 +129,8 @@ final class InvertedResidualTests: XCTestCase {
         }
     }
 
-    /// The torch block of Conv2DTests (10x12, 48 channels) and its residual output, fused.
+    /// The torch block of Conv2DTests (10x12, 48 channels) and its residual output, fused by rows
+    /// in NCHW and channel-blocked.
     func testMobileNetBlockFixture() throws {
         let t = try Fixtures.tensors("ops/conv2d/mobilenet_block.gpsw")
         var tensors = t
@@ -129,9 +138,12 @@ final class InvertedResidualTests: XCTestCase {
         let plan = try InvertedResidualFixtures.plan(tensors)
         guard case .invertedResidual(let block) = plan.steps[0] else { return XCTFail() }
         XCTAssertNotNil(block.residual)
-        let backend = CPUBackend(weights: [])
-        backend.invertedResidualTuning = .init(minimumRowsPerThread: 1, stripRows: 4, blockedPixels: 0)
-        Conv2DFixtures.assertClose(try InvertedResidualFixtures.run(backend, plan, tensors), t["residual"]!, "residual block")
+        for blocked in [false, true] {
+            let backend = CPUBackend(weights: [])
+            backend.invertedResidualTuning = .init(minimumRowsPerThread: 1, stripRows: 4, blockedPixels: 0, blockedRows: blocked)
+            Conv2DFixtures.assertClose(try InvertedResidualFixtures.run(backend, plan, tensors), t["residual"]!,
+                                       "residual block, blocked rows \(blocked)")
+        }
     }
 }
 

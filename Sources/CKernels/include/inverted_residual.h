@@ -18,8 +18,10 @@
 /// - blocked (small maps): channel parts as above, but the expanded and filtered channels are
 ///   held 16 side by side (inverted_residual_blocked_body.inc). The 1x1 weights are packed
 ///   with gs_conv2d_prepare_kind 3, the depthwise weights with kind 4; the depthwise kernel has
-///   at most GS_BLOCKED_MAX_TAPS taps. One part (channel_parts 0 or 1) writes the finished
-///   output, with the projection's activation and the residual.
+///   at most GS_BLOCKED_MAX_TAPS taps. One part (channel_parts 1) writes the finished output,
+///   with the projection's activation and the residual.
+/// - blocked rows (blocked, channel_parts 0, with an expansion): split by rows as above, each
+///   strip's expanded and filtered rows held 16 channels side by side; packed as blocked.
 typedef struct {
     gs_conv2d_params expand;     // used when has_expand (else the depthwise reads the input)
     gs_conv2d_params depthwise;  // zero padding, any stride
@@ -27,7 +29,7 @@ typedef struct {
     int has_expand;
     int strip_rows;              // output rows per strip (gs_inverted_residual_strip_rows)
     int channel_parts;           // 0: split by rows; else this many channel ranges
-    int blocked;                 // channel parts in the channel-blocked layout
+    int blocked;                 // the channel-blocked layout (rows or channel parts)
 } gs_inverted_residual_params;
 
 /// Depthwise taps the blocked pass holds in registers.
