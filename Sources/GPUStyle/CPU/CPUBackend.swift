@@ -74,7 +74,7 @@ public final class CPUBackend: NetworkBackend {
         }
         var results: [ExecutionPlan.Buffer: [Float]] = [:]
         for id in outputs {
-            results[id] = Array(UnsafeBufferPointer(start: storage[id]!, count: plan.bufferFloats[id]!))
+            results[id] = Array(UnsafeBufferPointer(start: storage[id]!, count: plan.returnedFloats(id)))
         }
         return results
     }

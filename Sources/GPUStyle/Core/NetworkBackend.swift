@@ -14,7 +14,8 @@ public protocol NetworkBackend: AnyObject {
     /// steps fold it into the scale/shift table that `InstanceNormApply` steps read. `affine`, when
     /// given, is that scale/shift table ready-made (same layout; tiled execution computes it
     /// from moments merged over the whole image). Returns the final contents of each buffer
-    /// in `outputs` (`plan.bufferFloats[buffer]` floats each).
+    /// in `outputs` (`plan.returnedFloats(buffer)` floats each: the output tensor of the plan's
+    /// output buffer, the whole of the others).
     func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
              affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]]
 

@@ -247,10 +247,24 @@ public struct ExecutionPlan: Sendable {
     /// `ConvolutionWeights`).
     public let constants: ModelConstants?
 
-    /// A plan of arbitrary steps (op tests use single steps).
+    /// Floats of the output tensor at the start of `output` when a run should return only those
+    /// (nil: the whole buffer).
+    public let outputFloats: Int?
+
+    /// Floats a run returns of `buffer`: of the plan's output only its output tensor when the plan
+    /// says where it ends (the lowerings do: the style network's output shares a buffer with
+    /// 32-channel maps, 32 MB at 512x512 where the image is 3 MB, and copying all of it into a
+    /// fresh array cost 8,200 page faults and 40 % of the time per run), else the whole buffer.
+    public func returnedFloats(_ buffer: Buffer) -> Int {
+        let floats = bufferFloats[buffer]!
+        return buffer == output ? min(floats, outputFloats ?? floats) : floats
+    }
+
+    /// A plan of arbitrary steps (op tests use single steps). `outputFloats`: see the property.
     public init(steps: [Step], bufferFloats: [Buffer: Int], inputShape: DenseShape, output: Buffer, outputShape: DenseShape,
-                constants: ModelConstants? = nil) {
+                outputFloats: Int? = nil, constants: ModelConstants? = nil) {
         self.steps = steps
+        self.outputFloats = outputFloats
         self.bufferFloats = bufferFloats
         self.inputShape = inputShape
         self.output = output

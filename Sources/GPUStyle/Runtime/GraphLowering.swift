@@ -166,7 +166,7 @@ public enum GraphLowering {
         return ExecutionPlan(
             steps: steps.compactMap { $0.step?(regions) }, bufferFloats: bufferFloats,
             inputShape: .init(shape), output: .result,
-            outputShape: .init(outputShape),
+            outputShape: .init(outputShape), outputFloats: ExecutionPlan.DenseShape(outputShape).floatCount,
             constants: graph.constants)
     }
 

@@ -77,8 +77,9 @@ extension GraphLowering {
                                           activation: block.norm.activation.kind, residual: block.residual.map { slot[$0]! })))
             slot[block.output] = destination
         }
+        let outputShape = ExecutionPlan.DenseShape(shapes[last.output]!)
         return ExecutionPlan(steps: steps, bufferFloats: sizes, inputShape: inputShape, output: slot[last.output]!,
-                             outputShape: ExecutionPlan.DenseShape(shapes[last.output]!))
+                             outputShape: outputShape, outputFloats: outputShape.floatCount)
     }
 
     /// The graph's nodes grouped into blocks, or an error naming the first node that fits none.

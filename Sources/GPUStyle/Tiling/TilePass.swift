@@ -74,7 +74,8 @@ struct TilePass {
         let moments = ExecutionPlan.InstanceNormMoments(layer: lastLayer, source: current, shape: shape)
         use(.moments, moments.floatCount)
         steps.append(.instanceNormMoments(moments))
-        let plan = ExecutionPlan(steps: steps, bufferFloats: sizes, inputShape: inputShape, output: current, outputShape: shape)
+        let plan = ExecutionPlan(steps: steps, bufferFloats: sizes, inputShape: inputShape, output: current, outputShape: shape,
+                                 outputFloats: shape.floatCount)
         return Tile(plan: plan, rows: rows, columns: columns, inputRows: inputRows, inputColumns: inputColumns)
     }
 

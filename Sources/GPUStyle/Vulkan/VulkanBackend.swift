@@ -230,7 +230,7 @@ public final class VulkanBackend: NetworkBackend {
         if let affine { stage(.affine, affine) }
         var downloads: [(ExecutionPlan.Buffer, Int, Int)] = []  // buffer, floats, staging offset
         for buffer in outputs {
-            let floats = plan.bufferFloats[buffer]!
+            let floats = plan.returnedFloats(buffer)
             downloads.append((buffer, floats, offset))
             offset = roundUp(offset + 4 * floats, 256)
         }
