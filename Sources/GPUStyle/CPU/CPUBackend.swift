@@ -11,6 +11,8 @@ public final class CPUBackend: NetworkBackend {
 
     /// When and how inverted residual blocks run fused (tests force small strips).
     var invertedResidualTuning = CPUInvertedResidual.Tuning()
+    /// Whether 3x3 stride-1 convolutions run Winograd's F(4x4, 3x3) (tests compare both).
+    var winogradConvolutions = true
     /// How many inverted residual steps ran fused (not as their parts).
     private(set) var fusedBlockRuns = 0
 
@@ -86,7 +88,8 @@ public final class CPUBackend: NetworkBackend {
         case .pad(let pad):
             ReflectPad.run(pad, source: storage[pad.source]!, destination: storage[pad.destination]!)
         case .convolution(let conv):
-            convolutions[conv.layer].run(conv, input: storage[conv.input.destination]!, output: storage[conv.destination]!)
+            convolutions[conv.layer].run(conv, input: storage[conv.input.destination]!, output: storage[conv.destination]!,
+                                         winograd: winogradConvolutions)
         case .instanceNormStatistics(let stats):
             InstanceNorm.statistics(stats, source: storage[stats.source]!, parameters: parameters, affine: affine)
         case .instanceNormApply(let apply):
