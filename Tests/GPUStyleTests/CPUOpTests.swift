@@ -1,5 +1,6 @@
 import XCTest
 @testable import GPUStyle
+import CKernels
 
 /// The CPU kernels against numpy references (tools/make_op_fixtures.py).
 final class CPUOpTests: XCTestCase {
@@ -24,11 +25,35 @@ final class CPUOpTests: XCTestCase {
     func testReflectionPadMatchesNumpy() throws {
         let cases = try Fixtures.names(in: "ops", prefix: "pad_")
         XCTAssertGreaterThanOrEqual(cases.count, 4)
-        for name in cases {
-            let fixture = try Fixtures.tensors(name)
-            for split in [false, true] {
-                assertClose(try OpHarness.pad(fixture, split: split, backend: cpu), fixture["output"]!.values,
-                            tolerance: 0, "\(name) split=\(split)")
+        try InstructionSet.forEachSupported { isa in
+            for name in cases {
+                let fixture = try Fixtures.tensors(name)
+                for split in [false, true] {
+                    assertClose(try OpHarness.pad(fixture, split: split, backend: cpu), fixture["output"]!.values,
+                                tolerance: 0, "\(isa) \(name) split=\(split)")
+                }
+            }
+        }
+    }
+
+    /// A padded row's column table as runs (copies, every other column, repeated columns) moves
+    /// exactly the columns the table names, for plain, split, upsampled and windowed pads of odd
+    /// and even widths, on every twin.
+    func testPadRowRunsReproduceTheirTable() {
+        InstructionSet.forEachSupported { isa in
+            for width in [2, 3, 17, 40, 129] {
+                let shape = ExecutionPlan.DenseShape(channels: 1, height: 4, width: width)
+                for (upsample, split, padding) in [(false, false, 1), (false, true, 1), (true, false, 1), (false, false, 4),
+                                                   (true, true, 1)] where padding < width * (upsample ? 2 : 1) {
+                    let pad = ExecutionPlan.Pad(source: .input, destination: .padded, sourceShape: shape, upsample: upsample,
+                                                padding: padding, split: split)
+                    let columns = ReflectPad.sourceColumns(for: pad)
+                    let runs = ReflectPad.runs(for: pad)
+                    let source = (0..<width).map(Float.init)
+                    var row = [Float](repeating: -1, count: columns.count)
+                    gs_pad_row(source, runs, Int32(runs.count), &row)
+                    XCTAssertEqual(row, columns.map(Float.init), "\(isa) width \(width) upsample \(upsample) split \(split) pad \(padding)")
+                }
             }
         }
     }

@@ -22,8 +22,20 @@ void gs_conv2d_rows(const float *input, int64_t in_plane_stride, int64_t in_row_
                     float *output, int64_t out_plane_stride, int out_width,
                     int row_begin, int row_end);
 
-/// dst[i] = src[columns[i]] for i < count: one padded row gathered from its source row.
-void gs_gather_row(const float *src, const int32_t *columns, int count, float *dst);
+/// A stretch of a padded row's column table (dst[dst + t] = src[src + f(t)] for t < count):
+/// mode 1 copies (f(t) = t), mode 2 takes every other column (f(t) = 2 t: the split layout of
+/// stride-2 layers), mode 3 repeats each column twice (f(t) = t / 2: the nearest 2x upsample).
+typedef struct {
+    int32_t dst, src, count, mode;
+} gs_pad_run;
+
+/// The table `columns` (count entries) as runs, longest first at each position; returns how many
+/// (at most count).
+int gs_pad_runs(const int32_t *columns, int count, gs_pad_run *runs);
+
+/// One padded row from its source row: dst[i] = src[columns[i]] for the table gs_pad_runs made
+/// `runs` of, with whole vectors.
+void gs_pad_row(const float *src, const gs_pad_run *runs, int run_count, float *dst);
 
 /// Sum and sum of squares of (x - shift) over n floats, accumulated in float vectors over
 /// short runs and combined in double.
