@@ -96,7 +96,8 @@ struct ProfileCommand: ParsableCommand {
         func profile(_ label: String, _ backend: NetworkBackend, limits: () throws -> DeviceLimits?, pid: Int, track: String) throws {
             let measured = try limits()
             let results = try Profiler.profile(backend, plan: plan, inputs: inputs, normParameters: parameters, runs: runs)
-            reports.append(ProfileReport(path: label, device: backend.name, plan: plan, runs: results, limits: measured))
+            reports.append(ProfileReport(path: label, device: backend.name, plan: plan, runs: results, limits: measured,
+                                         kernelNote: { (backend as? CPUBackend)?.kernelNote(for: $0) }))
             chrome.add(results.last!.slices, track: ChromeTrace.Track(pid: pid, tid: 1, name: "\(label): \(track)"))
         }
 
@@ -167,6 +168,9 @@ struct ProfileCommand: ParsableCommand {
         lines.append("")
         lines += TextTable.format([["op kind", "steps"] + header.dropFirst(2)]
                                   + report.kinds.map { cells($0, $0.kind, "\($0.count)") })
+        if report.kinds.contains(where: { $0.kind.hasSuffix(ProfileReport.winogradMark) }) {
+            lines += ["", ProfileReport.winogradFootnote]
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -42,6 +42,22 @@ final class ProfileTests: XCTestCase {
         XCTAssertNil(backend.stepObserver, "the profiler restores the observer")
     }
 
+    /// The residual blocks' 3x3 layers (32 -> 32) run Winograd on the CPU and the report marks
+    /// them, since their GFLOP/s count direct-convolution FLOPs; the other convolutions are not.
+    func testCPUReportMarksWinogradConvolutions() throws {
+        let model = try Self.model.get()
+        let backend = CPUBackend(weights: model.convolutions)
+        let plan = try model.plan(height: 64, width: 64)
+        let runs = try Profiler.profile(backend, plan: plan, inputs: inputs(plan),
+                                        normParameters: model.normParameters(for: StyleMix(style: 1)), runs: 1)
+        let report = ProfileReport(path: "cpu", device: backend.name, plan: plan, runs: runs, limits: nil,
+                                   kernelNote: { backend.kernelNote(for: $0) })
+        let marked = report.steps.filter { $0.kind.hasSuffix(ProfileReport.winogradMark) }.map(\.layer)
+        XCTAssertEqual(marked, StyleNetwork.layers.map(\.name).filter { $0.hasPrefix("res.") })
+        backend.winogradConvolutions = false
+        XCTAssertTrue(plan.steps.allSatisfy { backend.kernelNote(for: $0) == nil })
+    }
+
     func testVulkanDispatchTimesSumToRunTotal() throws {
         let context = try VulkanTesting.context()
         defer { VulkanTesting.assertNoValidationErrors(context) }

@@ -26,6 +26,14 @@ public final class CPUBackend: NetworkBackend {
         return "cpu (\(ParallelFor.workers) threads, \(style == graph ? style : "\(style); graph convolutions \(graph)"))"
     }
 
+    /// `ProfileReport.winogradMark` for the convolution steps this backend runs with Winograd's
+    /// F(4x4, 3x3), else nil.
+    public func kernelNote(for step: ExecutionPlan.Step) -> String? {
+        guard case .convolution(let conv) = step, winogradConvolutions,
+              convolutions[conv.layer].runsWinograd(conv) else { return nil }
+        return ProfileReport.winogradMark
+    }
+
     public init(weights: [ConvolutionWeights]) {
         convolutions = weights.map(PackedConvolution.init)
     }

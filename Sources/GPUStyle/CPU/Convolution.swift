@@ -33,11 +33,16 @@ struct PackedConvolution {
         }
     }
 
+    /// Whether `run` takes Winograd's F(4x4, 3x3) for `step` (when asked to).
+    func runsWinograd(_ step: ExecutionPlan.Convolution) -> Bool {
+        winogradPacked != nil && step.stride == 1 && !step.input.split
+    }
+
     func run(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
              winograd: Bool = true) {
         precondition(step.inputChannels == weights.inputChannels && step.outputShape.channels == weights.outputChannels
                      && step.kernel == weights.kernel, "convolution step does not match its weights")
-        if winograd, step.stride == 1, !step.input.split, let winogradPacked {
+        if winograd, runsWinograd(step), let winogradPacked {
             return runWinograd(step, input: input, output: output, packed: winogradPacked)
         }
         let pad = step.input

@@ -40,7 +40,16 @@ public struct ProfileReport: Sendable {
     public let steps: [Row]
     public let kinds: [Row]
 
-    public init(path: String, device: String, plan: ExecutionPlan, runs: [ProfiledRun], limits: DeviceLimits?) {
+    /// The mark a kind gets when its kernel does other work than the direct computation its
+    /// FLOPs count (`CPUBackend.kernelNote`): Winograd's F(4x4, 3x3).
+    public static let winogradMark = "winograd*"
+    /// What the mark means, for the report's readers.
+    public static let winogradFootnote = "winograd*: Winograd F(4x4, 3x3); its GFLOP/s count the direct convolution's FLOPs"
+
+    /// `kernelNote` names, for a step, the kernel that runs it when the kind alone does not say
+    /// (it is appended to the kind).
+    public init(path: String, device: String, plan: ExecutionPlan, runs: [ProfiledRun], limits: DeviceLimits?,
+                kernelNote: (ExecutionPlan.Step) -> String? = { _ in nil }) {
         precondition(!runs.isEmpty)
         self.path = path
         self.device = device
@@ -73,11 +82,12 @@ public struct ProfileReport: Sendable {
         var sums: [String: (count: Int, ms: Double, flops: Double, bytes: Double)] = [:]
         for (index, step) in plan.steps.enumerated() {
             let cost = step.cost
-            stepRows.append(row(step: index, kind: cost.kind, layer: cost.layer, count: 1, ms: medians[index],
+            let kind = kernelNote(step).map { "\(cost.kind) \($0)" } ?? cost.kind
+            stepRows.append(row(step: index, kind: kind, layer: cost.layer, count: 1, ms: medians[index],
                                 flops: cost.flops, bytes: cost.bytes))
-            if sums[cost.kind] == nil { order.append(cost.kind) }
-            let s = sums[cost.kind] ?? (0, 0, 0, 0)
-            sums[cost.kind] = (s.count + 1, s.ms + medians[index], s.flops + cost.flops, s.bytes + cost.bytes)
+            if sums[kind] == nil { order.append(kind) }
+            let s = sums[kind] ?? (0, 0, 0, 0)
+            sums[kind] = (s.count + 1, s.ms + medians[index], s.flops + cost.flops, s.bytes + cost.bytes)
         }
         steps = stepRows
         kinds = order.map { kind in
