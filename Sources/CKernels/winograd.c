@@ -15,7 +15,6 @@ void gs_winograd_pack(const float *weights, int cout, int cin, float *packed) {
         {1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
         {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1},
     };
-    const int blocks = (cout + GS_WINOGRAD_CO_BLOCK - 1) / GS_WINOGRAD_CO_BLOCK;
     memset(packed, 0, sizeof(float) * (size_t)gs_winograd_packed_count(cout, cin));
     for (int co = 0; co < cout; co++)
         for (int ci = 0; ci < cin; ci++) {
@@ -31,7 +30,6 @@ void gs_winograd_pack(const float *weights, int cout, int cin, float *packed) {
                         (float)u;
                 }
         }
-    (void)blocks;
 }
 
 static int tile_count(int side) { return (side - 2 + 3) / 4; }

@@ -56,14 +56,18 @@ enum CPUInvertedResidual {
         let parts = byRows ? 0 : tuning.channelParts ?? threads
         // Channel parts add partial sums, so the projection must be linear.
         guard byRows || parts >= 2 && block.project.activation == .identity else { return false }
+        // (After the layout is set: the blocked one sizes strips by its rounded channels.)
+        func setStripRows(_ p: inout gs_inverted_residual_params) {
+            p.strip_rows = tuning.stripRows.map { Int32(min($0, band)) }
+                ?? gs_inverted_residual_strip_rows(&p, Int64(tuning.stripBytes), Int32(band))
+        }
         if byRows && tuning.blockedRows && block.expand != nil && fitsBlocked(block) {
             return execute(block, weights: weights, constants: constants, graph,
                            kinds: (expand: smallMap, depthwise: blockedDepthwise, project: smallMap),
                            tasks: rows, grain: band) { p in
                 p.channel_parts = 0
                 p.blocked = 1
-                p.strip_rows = tuning.stripRows.map { Int32(min($0, band)) }
-                    ?? gs_inverted_residual_strip_rows(&p, Int64(tuning.stripBytes), Int32(band))
+                setStripRows(&p)
             }
         }
 
@@ -71,10 +75,7 @@ enum CPUInvertedResidual {
                        kinds: (expand: gemm, depthwise: nil, project: gemm),
                        tasks: byRows ? rows : parts, grain: byRows ? band : 1) { p in
             p.channel_parts = Int32(parts)
-            if byRows {
-                p.strip_rows = tuning.stripRows.map { Int32(min($0, band)) }
-                    ?? gs_inverted_residual_strip_rows(&p, Int64(tuning.stripBytes), Int32(band))
-            }
+            if byRows { setStripRows(&p) }
         }
     }
 
