@@ -95,6 +95,8 @@ struct ProfileCommand: ParsableCommand {
         var chrome = ChromeTrace()
         func profile(_ label: String, _ backend: NetworkBackend, limits: () throws -> DeviceLimits?, pid: Int, track: String) throws {
             let measured = try limits()
+            // The Vulkan backend records a fused convolution's parts: it gets them as steps of their own.
+            let plan = backend is CPUBackend ? plan : plan.unfusingPads()
             let results = try Profiler.profile(backend, plan: plan, inputs: inputs, normParameters: parameters, runs: runs)
             reports.append(ProfileReport(path: label, device: backend.name, plan: plan, runs: results, limits: measured,
                                          kernelNote: { (backend as? CPUBackend)?.kernelNote(for: $0) }))

@@ -14,8 +14,10 @@ final class CPUOpTests: XCTestCase {
                 let fixture = try Fixtures.tensors(name)
                 let expected = fixture["output"]!.values
                 let scale = expected.map(abs).max() ?? 1
-                assertClose(try OpHarness.convolution(fixture, backend: cpu), expected, tolerance: 1e-5 * max(1, scale),
-                            "\(isa) \(name)")
+                for fused in [false, true] {
+                    assertClose(try OpHarness.convolution(fixture, backend: cpu, fused: fused), expected,
+                                tolerance: 1e-5 * max(1, scale), "\(isa) \(name) fused \(fused)")
+                }
             }
         }
     }
@@ -75,6 +77,7 @@ final class CPUOpTests: XCTestCase {
                 "upsample": NamedTensor(name: "upsample", shape: [1], values: [0]),
             ]
             let actual = try OpHarness.convolution(fixture, backend: cpu)
+            XCTAssertEqual(try OpHarness.convolution(fixture, backend: cpu, fused: true), actual, "\(isa) width \(width) fused")
             // Direct definition of the convolution, for this test only.
             var expected: [Float] = []
             func at(_ c: Int, _ y: Int, _ x: Int) -> Float {

@@ -67,7 +67,9 @@ enum OpHarness {
     }
 
     /// Pad + convolution as the network runs them; returns the dense output.
-    static func convolution(_ fixture: [String: NamedTensor], backend makeBackend: BackendFactory) throws -> [Float] {
+    /// Pad then convolution; `fused`: as one `FusedConvolution` step (`fusingPads`).
+    static func convolution(_ fixture: [String: NamedTensor], backend makeBackend: BackendFactory,
+                            fused: Bool = false) throws -> [Float] {
         let input = fixture["input"]!, weight = fixture["weight"]!
         let stride = Int(fixture["stride"]!.values[0]), upsample = fixture["upsample"]!.values[0] != 0
         let kernel = weight.shape[2]
@@ -78,9 +80,11 @@ enum OpHarness {
                                     padding: kernel / 2, split: stride == 2)
         let conv = ExecutionPlan.Convolution(layer: 0, input: pad, destination: .a, outputChannels: weight.shape[0],
                                              kernel: kernel, stride: stride)
-        let plan = ExecutionPlan(steps: [.pad(pad), .convolution(conv)],
-                                 bufferFloats: [.input: inShape.floatCount, .padded: pad.floatCount, .a: conv.outputShape.floatCount],
-                                 inputShape: inShape, output: .a, outputShape: conv.outputShape)
+        let unfused = ExecutionPlan(steps: [.pad(pad), .convolution(conv)],
+                                    bufferFloats: [.input: inShape.floatCount, .padded: pad.floatCount, .a: conv.outputShape.floatCount],
+                                    inputShape: inShape, output: .a, outputShape: conv.outputShape)
+        let plan = fused ? unfused.fusingPads() : unfused
+        if fused { precondition(plan.steps.count == 1, "the pad was not fused") }
         let backend = try makeBackend([weights])
         let out = try backend.run(plan, inputs: [.input: planar(input.values, inShape)], normParameters: parameterTable())
         return dense(out, conv.outputShape)

@@ -40,7 +40,7 @@ final class ProfilePlotTests: XCTestCase {
     }
 
     func testBarsAndGaugesAreProportionalToTimes() throws {
-        let plan = try StyleModel.bundled().plan(height: 64, width: 64)
+        let plan = try StyleModel.bundled().plan(height: 64, width: 64).unfusingPads()
         let limits = DeviceLimits(device: "test", gflops: 200, gbps: 20)
         let count = plan.steps.count
         // Distinct, irregular times; the two paths have their longest step in different places.

@@ -64,8 +64,12 @@ final class ProfileTests: XCTestCase {
         let model = try Self.model.get()
         let backend = try VulkanBackend(context: context, weights: model.convolutions)
         XCTAssertFalse(backend.profiling)
-        let plan = try Self.model.get().plan(height: 256, width: 256)
+        // As `gpustyle profile` runs it: fused convolutions as their parts, one step each.
+        let fused = try Self.model.get().plan(height: 256, width: 256)
+        let plan = fused.unfusingPads()
         let parameters = model.normParameters(for: try StyleMix(style: 1))
+        XCTAssertEqual(try backend.run(fused, inputs: inputs(plan), normParameters: parameters),
+                       try backend.run(plan, inputs: inputs(plan), normParameters: parameters), "the parts are the fused steps")
         let reference = try backend.run(plan, inputs: inputs(plan), normParameters: parameters)
         XCTAssertNil(backend.lastTimings, "no timestamps unless profiling")
 

@@ -37,6 +37,32 @@ int gs_pad_runs(const int32_t *columns, int count, gs_pad_run *runs);
 /// `runs` of, with whole vectors.
 void gs_pad_row(const float *src, const gs_pad_run *runs, int run_count, float *dst);
 
+/// The input of gs_conv2d_banded: a dense map (channel planes `plane` floats apart, rows `width`
+/// floats long) that a padded copy is made of row by row, as ExecutionPlan.Pad makes it whole:
+/// padded row r copies source row rows[r] through the column runs (gs_pad_runs) of
+/// `padded_width` columns, after y = act(x * scale[c] + shift[c]) when scale is not NULL
+/// (gs_instance_norm_apply's arithmetic, so the result is the unfused steps' bit for bit).
+typedef struct {
+    const float *source;
+    int64_t plane;
+    int width;
+    const int32_t *rows;
+    const gs_pad_run *runs;
+    int run_count;
+    int padded_width;
+    const float *scale, *shift;
+    int activation;
+} gs_conv_band_input;
+
+/// gs_conv2d_rows for output rows [row_begin, row_end) of a padded input it makes itself, a band
+/// of band_rows output rows at a time, into a private buffer of (band_rows - 1) * stride + kernel
+/// padded rows per channel, `row_stride` floats apart (padded_width plus the kernel's slack):
+/// the padded copy of the whole map never exists and every input row is read from the map once
+/// (the rows two bands share move to the front). Returns 0, or -1 when that buffer cannot be allocated.
+int gs_conv2d_banded(const gs_conv_band_input *input, int64_t row_stride, const int32_t *col_offset, int cin,
+                     int kernel, int stride, const float *packed_weights, int cout, float *output,
+                     int64_t out_plane_stride, int out_width, int row_begin, int row_end, int band_rows);
+
 /// Sum and sum of squares of (x - shift) over n floats, accumulated in float vectors over
 /// short runs and combined in double.
 void gs_instance_norm_moments(const float *x, int64_t n, float shift, double *sum, double *squares);
@@ -99,7 +125,7 @@ void gs_resize_rows(const float *x, int in_height, int in_width, int scale, int 
 void gs_pad2d_rows(const float *x, int in_height, int in_width, float *y, int out_width,
                    int top, int left, int reflect, int row_begin, int row_end);
 
-/// Name of the instruction set the style convolution runs ("avx2+fma" or "portable": it has no
-/// AVX-512 twin), under gs_isa_limit's cap.
+/// Name of the instruction set the style convolution runs ("avx512", "avx2+fma" or "portable"),
+/// under gs_isa_limit's cap.
 const char *gs_cpu_kernel_isa(void);
 #endif

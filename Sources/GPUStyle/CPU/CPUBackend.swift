@@ -13,6 +13,9 @@ public final class CPUBackend: NetworkBackend {
     var invertedResidualTuning = CPUInvertedResidual.Tuning()
     /// Whether 3x3 stride-1 convolutions run Winograd's F(4x4, 3x3) (tests compare both).
     var winogradConvolutions = true
+    /// Output rows per band of fused convolutions (nil: as many as fit `PackedConvolution.bandBufferBytes`;
+    /// tests force small bands).
+    var convolutionBandRows: Int?
     /// How many inverted residual steps ran fused (not as their parts).
     private(set) var fusedBlockRuns = 0
 
@@ -29,9 +32,36 @@ public final class CPUBackend: NetworkBackend {
     /// `ProfileReport.winogradMark` for the convolution steps this backend runs with Winograd's
     /// F(4x4, 3x3), else nil.
     public func kernelNote(for step: ExecutionPlan.Step) -> String? {
-        guard case .convolution(let conv) = step, winogradConvolutions,
-              convolutions[conv.layer].runsWinograd(conv) else { return nil }
-        return ProfileReport.winogradMark
+        switch step {
+        case .convolution(let conv) where runsWinograd(conv): ProfileReport.winogradMark
+        case .fusedConvolution(let fused) where runsWinograd(fused.convolution): ProfileReport.winogradMark
+        default: nil
+        }
+    }
+
+    private func runsWinograd(_ conv: ExecutionPlan.Convolution) -> Bool {
+        winogradConvolutions && convolutions[conv.layer].runsWinograd(conv)
+    }
+
+    /// Whether a fused convolution runs fused here (Winograd reads a whole padded map: such
+    /// steps run as their parts).
+    private func runsFused(_ step: ExecutionPlan.FusedConvolution) -> Bool { !runsWinograd(step.convolution) }
+
+    /// Floats each buffer needs for `plan` on this backend: the plan's sizes, except that the
+    /// padded buffer is only as large as the pads that run unfused need (none, when every pad is
+    /// fused: at 1080p that is the 266 MB copy of contract.1's input).
+    func bufferFloats(for plan: ExecutionPlan) -> [ExecutionPlan.Buffer: Int] {
+        var sizes = plan.bufferFloats
+        guard sizes[.padded] != nil else { return sizes }
+        let padded = plan.steps.flatMap { step -> [ExecutionPlan.Step] in
+            if case .fusedConvolution(let fused) = step, runsFused(fused) { return [] }
+            return step.parts
+        }.compactMap { step -> Int? in
+            guard case .pad(let pad) = step, pad.destination == .padded else { return nil }
+            return pad.floatCount
+        }.max()
+        sizes[.padded] = padded
+        return sizes
     }
 
     public init(weights: [ConvolutionWeights]) {
@@ -60,7 +90,7 @@ public final class CPUBackend: NetworkBackend {
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
                     affine presetAffine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         var storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>] = [:]
-        for (id, floats) in plan.bufferFloats {
+        for (id, floats) in bufferFloats(for: plan) {
             let buffer = try buffer(id, floats: floats)
             if let input = inputs[id] {
                 precondition(input.count <= floats, "input larger than its plan buffer")
@@ -73,11 +103,11 @@ public final class CPUBackend: NetworkBackend {
         if affine.count < tableSize { affine = [Float](repeating: 0, count: tableSize) }
         if let presetAffine { affine.replaceSubrange(0..<presetAffine.count, with: presetAffine) }
 
-        normParameters.withUnsafeBufferPointer { parameters in
-            affine.withUnsafeMutableBufferPointer { affine in
+        try normParameters.withUnsafeBufferPointer { parameters in
+            try affine.withUnsafeMutableBufferPointer { affine in
                 for (index, step) in plan.steps.enumerated() {
                     let start = stepObserver == nil ? 0 : MonotonicClock.seconds()
-                    execute(step, storage, parameters.baseAddress!, affine.baseAddress!, constants: plan.constants)
+                    try execute(step, storage, parameters.baseAddress!, affine.baseAddress!, constants: plan.constants)
                     stepObserver?(index, step, MonotonicClock.seconds() - start)
                 }
             }
@@ -90,7 +120,7 @@ public final class CPUBackend: NetworkBackend {
     }
 
     private func execute(_ step: ExecutionPlan.Step, _ storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>],
-                         _ parameters: UnsafePointer<Float>, _ affine: UnsafeMutablePointer<Float>, constants: ModelConstants?) {
+                         _ parameters: UnsafePointer<Float>, _ affine: UnsafeMutablePointer<Float>, constants: ModelConstants?) throws {
         let graph = GraphStorage(buffers: storage, constants: constants)
         switch step {
         case .pad(let pad):
@@ -98,6 +128,14 @@ public final class CPUBackend: NetworkBackend {
         case .convolution(let conv):
             convolutions[conv.layer].run(conv, input: storage[conv.input.destination]!, output: storage[conv.destination]!,
                                          winograd: winogradConvolutions)
+        case .fusedConvolution(let fused):
+            guard runsFused(fused) else {
+                for part in fused.parts { try execute(part, storage, parameters, affine, constants: constants) }
+                return
+            }
+            try convolutions[fused.convolution.layer].runFused(fused, source: storage[fused.pad.source]!,
+                                                               output: storage[fused.convolution.destination]!,
+                                                               affine: affine, bandRows: convolutionBandRows)
         case .instanceNormStatistics(let stats):
             InstanceNorm.statistics(stats, source: storage[stats.source]!, parameters: parameters, affine: affine)
         case .instanceNormApply(let apply):
@@ -124,7 +162,7 @@ public final class CPUBackend: NetworkBackend {
                                        tuning: invertedResidualTuning) {
                 fusedBlockRuns += 1
             } else {
-                for part in block.parts { execute(part, storage, parameters, affine, constants: constants) }
+                for part in block.parts { try execute(part, storage, parameters, affine, constants: constants) }
             }
         case .transposedConv2d(let conv):
             guard let constants else { preconditionFailure("a transposed_conv2d step in a plan without constants") }

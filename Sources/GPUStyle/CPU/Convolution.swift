@@ -1,4 +1,5 @@
 import CKernels
+import Synchronization
 
 /// CPU kernel of `ExecutionPlan.Convolution`: the C micro-kernel over bands of output rows, or
 /// for 3x3 stride-1 layers Winograd's F(4x4, 3x3) over groups of tiles (`CKernels/winograd.c`).
@@ -58,6 +59,64 @@ struct PackedConvolution {
                                    Int32(rows.lowerBound), Int32(rows.upperBound))
                 }
             }
+        }
+    }
+
+    /// A fused step's band buffer holds about this many bytes (its padded rows for all input
+    /// channels), so that it stays in L2 (2 MB per core here) beside the weights and the output
+    /// rows. contract.1 at 1080p, one core (pad and apply fused, /tmp harness, minimum of 4):
+    /// bands of 1 output row (0.77 MB) 262 ms, 2 rows (1.28 MB) 178 ms, 4 rows (2.3 MB) 166 ms;
+    /// unfused 411 ms.
+    static let bandBufferBytes = 1_536 * 1024
+
+    /// Output rows per band of `step` (at least 1): as many as fit `bandBufferBytes`, or `forced`.
+    static func bandRows(_ step: ExecutionPlan.Convolution, forced: Int? = nil) -> Int {
+        if let forced { return max(1, forced) }
+        let rowBytes = 4 * step.inputChannels * step.input.rowStride
+        let slots = bandBufferBytes / max(rowBytes, 1)
+        return max(1, (slots - step.kernel) / step.stride + 1)
+    }
+
+    /// `step` with the pad (and normalisation) made band by band (`gs_conv2d_banded`); `source`
+    /// is the pad's source, `affine` the per-layer (scale, shift) table the normalisation reads.
+    func runFused(_ step: ExecutionPlan.FusedConvolution, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+                  affine: UnsafePointer<Float>, bandRows forced: Int? = nil) throws {
+        let conv = step.convolution, pad = step.pad, out = conv.outputShape
+        precondition(conv.inputChannels == weights.inputChannels && out.channels == weights.outputChannels
+                     && conv.kernel == weights.kernel, "convolution step does not match its weights")
+        let offsets = (0..<conv.kernel).map { Int32(pad.columnOffset(tap: $0)) }
+        let rows = (0..<pad.paddedHeight).map { Int32(pad.sourceIndex($0, along: pad.window.rows)) }
+        let runs = ReflectPad.runs(for: pad)
+        let band = Self.bandRows(conv, forced: forced)
+        let table = step.normalize.map { affine + $0.layer * ExecutionPlan.parametersPerLayer }
+        let failed = Atomic(false)
+        offsets.withUnsafeBufferPointer { offsets in
+            rows.withUnsafeBufferPointer { rows in
+                runs.withUnsafeBufferPointer { runs in
+                    packed.withUnsafeBufferPointer { packed in
+                        let input = gs_conv_band_input(
+                            source: source, plane: Int64(pad.sourceShape.planeStride), width: Int32(pad.sourceShape.width),
+                            rows: rows.baseAddress, runs: runs.baseAddress, run_count: Int32(runs.count),
+                            padded_width: Int32(pad.paddedWidth), scale: table, shift: table.map { $0 + StyleNetwork.maxChannels },
+                            activation: Int32(step.normalize?.activation.rawValue ?? 0))
+                        withUnsafePointer(to: input) { input in
+                        ParallelFor.ranges(out.height) { range in
+                            let status = gs_conv2d_banded(input, Int64(pad.rowStride), offsets.baseAddress,
+                                                          Int32(conv.inputChannels), Int32(conv.kernel), Int32(conv.stride),
+                                                          packed.baseAddress, Int32(out.channels), output,
+                                                          Int64(out.planeStride), Int32(out.width),
+                                                          Int32(range.lowerBound), Int32(range.upperBound), Int32(band))
+                            if status != 0 { failed.store(true, ordering: .relaxed) }
+                        }
+                        }
+                    }
+                }
+            }
+        }
+        if failed.load(ordering: .relaxed) {
+            throw OutOfMemoryError(what: "the CPU path", bytes: 4 * conv.inputChannels * pad.rowStride
+                                   * ((band - 1) * conv.stride + conv.kernel),
+                                   purpose: "for a convolution's band of padded rows")
         }
     }
 

@@ -216,9 +216,35 @@ public struct ExecutionPlan: Sendable {
         public var floatCount: Int { 2 * shape.channels }
     }
 
+    /// A `Pad` and the `Convolution` that reads it as one step, with the in-place
+    /// `InstanceNormApply` that made the pad's source before them when `normalize` is set (made by
+    /// `fusingPads()`, which checks that nothing else reads the pad's output or the normalised
+    /// map). The CPU backend makes the padded input band by band as the convolution reads it
+    /// (`gs_conv2d_banded`), so neither the padded copy nor the normalised map is ever written;
+    /// the Vulkan backend records the parts.
+    public struct FusedConvolution: Sendable {
+        public let normalize: InstanceNormApply?
+        public let convolution: Convolution
+        public init(normalize: InstanceNormApply?, convolution: Convolution) {
+            let pad = convolution.input
+            precondition(normalize.map { $0.source == pad.source && $0.destination == pad.source && $0.residual == nil
+                                         && $0.shape == pad.sourceShape } ?? true,
+                         "a fused normalisation is the in-place apply, without residual, of the pad's source")
+            precondition(convolution.destination != pad.source, "a fused convolution writes the map it pads")
+            self.normalize = normalize
+            self.convolution = convolution
+        }
+        public var pad: Pad { convolution.input }
+        /// The steps this one stands for, in order.
+        public var parts: [Step] {
+            (normalize.map { [Step.instanceNormApply($0)] } ?? []) + [.pad(pad), .convolution(convolution)]
+        }
+    }
+
     public enum Step: Sendable {
         case pad(Pad)
         case convolution(Convolution)
+        case fusedConvolution(FusedConvolution)
         case instanceNormStatistics(InstanceNormStatistics)
         case instanceNormApply(InstanceNormApply)
         case instanceNormMoments(InstanceNormMoments)

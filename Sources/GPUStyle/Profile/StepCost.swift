@@ -35,6 +35,13 @@ extension ExecutionPlan.Step {
             let kind = "conv \(conv.kernel)x\(conv.kernel)" + (conv.stride == 1 ? "" : "/\(conv.stride)")
             return StepCost(kind: kind, layer: layerName(conv.layer), flops: 2 * macs,
                             bytesRead: 4 * (input + weights), bytesWritten: 4 * elements(out))
+        case .fusedConvolution(let fused):
+            // The map is read once (normalised and padded on the way in); the convolution's work.
+            let conv = ExecutionPlan.Step.convolution(fused.convolution).cost
+            let input = Double(fused.convolution.inputChannels * fused.pad.paddedHeight * fused.pad.paddedWidth)
+            return StepCost(kind: conv.kind, layer: conv.layer, flops: conv.flops,
+                            bytesRead: conv.bytesRead - 4 * input + 4 * elements(fused.pad.sourceShape),
+                            bytesWritten: conv.bytesWritten)
         case .instanceNormStatistics(let stats):
             return StepCost(kind: "instance_norm stats", layer: layerName(stats.layer), flops: 0,
                             bytesRead: 4 * elements(stats.shape), bytesWritten: 4 * 2 * Double(stats.shape.channels))

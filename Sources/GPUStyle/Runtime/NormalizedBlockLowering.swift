@@ -79,7 +79,7 @@ extension GraphLowering {
         }
         let outputShape = ExecutionPlan.DenseShape(shapes[last.output]!)
         return ExecutionPlan(steps: steps, bufferFloats: sizes, inputShape: inputShape, output: slot[last.output]!,
-                             outputShape: outputShape, outputFloats: outputShape.floatCount)
+                             outputShape: outputShape, outputFloats: outputShape.floatCount).fusingPads()
     }
 
     /// The graph's nodes grouped into blocks, or an error naming the first node that fits none.

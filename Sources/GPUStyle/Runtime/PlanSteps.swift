@@ -232,7 +232,7 @@ extension ExecutionPlan.Step {
     /// a fused step's intermediate regions are its parts'.
     public var graphRegions: (reads: [ExecutionPlan.Region], writes: ExecutionPlan.Region)? {
         switch self {
-        case .pad, .convolution, .instanceNormStatistics, .instanceNormApply, .instanceNormMoments: nil
+        case .pad, .convolution, .fusedConvolution, .instanceNormStatistics, .instanceNormApply, .instanceNormMoments: nil
         case .conv2d(let s): ([s.input], s.output)
         case .invertedResidual(let s): (s.residual.map { [s.input, $0.b] } ?? [s.input], s.output)
         case .transposedConv2d(let s): ([s.input], s.output)
@@ -250,8 +250,11 @@ extension ExecutionPlan.Step {
 
     /// The steps this one stands for: a fused step's parts, else the step itself.
     public var parts: [ExecutionPlan.Step] {
-        if case .invertedResidual(let block) = self { return block.parts }
-        return [self]
+        switch self {
+        case .invertedResidual(let block): block.parts
+        case .fusedConvolution(let fused): fused.parts
+        default: [self]
+        }
     }
 
     /// The op's stem (C file, shader, test), e.g. "conv2d", for reports.
@@ -259,6 +262,7 @@ extension ExecutionPlan.Step {
         switch self {
         case .pad: "pad"
         case .convolution: "convolution"
+        case .fusedConvolution: "convolution"
         case .instanceNormStatistics: "instance_norm_statistics"
         case .instanceNormApply: "instance_norm_apply"
         case .instanceNormMoments: "instance_norm_moments"

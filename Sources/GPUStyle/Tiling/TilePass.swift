@@ -75,7 +75,7 @@ struct TilePass {
         use(.moments, moments.floatCount)
         steps.append(.instanceNormMoments(moments))
         let plan = ExecutionPlan(steps: steps, bufferFloats: sizes, inputShape: inputShape, output: current, outputShape: shape,
-                                 outputFloats: shape.floatCount)
+                                 outputFloats: shape.floatCount).fusingPads()
         return Tile(plan: plan, rows: rows, columns: columns, inputRows: inputRows, inputColumns: inputColumns)
     }
 

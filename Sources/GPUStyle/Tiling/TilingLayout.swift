@@ -100,6 +100,7 @@ extension ExecutionPlan.Step {
         case .instanceNormApply(let apply): apply.shape.planeStride
         case .instanceNormMoments(let moments): moments.shape.planeStride
         case .invertedResidual(let block): block.parts.map(\.largestPlaneFloats).max()!
+        case .fusedConvolution(let fused): fused.parts.map(\.largestPlaneFloats).max()!
         default: graphRegions.map { ($0.reads + [$0.writes]).map(\.planeStride).max()! } ?? 0
         }
     }

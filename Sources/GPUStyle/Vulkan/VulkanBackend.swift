@@ -287,6 +287,7 @@ extension ExecutionPlan.Step {
         switch self {
         case .pad: nil
         case .convolution(let c): c.layer
+        case .fusedConvolution(let f): f.convolution.layer
         case .instanceNormStatistics(let s): s.layer
         case .instanceNormApply(let a): a.layer
         case .instanceNormMoments(let m): m.layer

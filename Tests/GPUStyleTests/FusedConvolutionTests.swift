@@ -1,0 +1,98 @@
+import XCTest
+@testable import GPUStyle
+
+/// Pads fused into the convolutions that read them (`ExecutionPlan.fusingPads`,
+/// `gs_conv2d_banded`): which steps fuse, and that a fused step computes its parts' result bit
+/// for bit on every twin, for bands of any height, stride 1 and 2, upsampled and 9x9 layers,
+/// on sizes that are not multiples of a tile. (The numpy fixtures run fused too: CPUOpTests;
+/// tiles of a map, whose pads have windows: TiledStylizerTests.)
+final class FusedConvolutionTests: XCTestCase {
+    private static let model = Result { try StyleModel.bundled() }
+
+    func testEveryPadFusesWithTheNormalisationNothingElseReads() throws {
+        let plan = try Self.model.get().plan(height: 64, width: 96)
+        var normalized: [String] = []
+        var fusedLayers: [String] = []
+        for step in plan.steps {
+            if case .pad = step { XCTFail("a pad was left unfused") }
+            guard case .fusedConvolution(let fused) = step else { continue }
+            fusedLayers.append(StyleNetwork.layers[fused.convolution.layer].name)
+            if let apply = fused.normalize { normalized.append(StyleNetwork.layers[apply.layer].name) }
+        }
+        XCTAssertEqual(fusedLayers, StyleNetwork.layers.map(\.name))
+        // Not fused: the maps residual blocks add back later (contract.2, res.k.1, whose applies
+        // also add a residual) and the output layer's.
+        XCTAssertEqual(normalized, ["contract.0", "contract.1"] + (0..<6).map { "res.\($0).0" } + ["expand.0", "expand.1"])
+    }
+
+    func testANormalisedMapReadLaterIsNotFused() {
+        typealias Plan = ExecutionPlan
+        let shape = Plan.DenseShape(channels: 2, height: 6, width: 7)
+        let apply = Plan.InstanceNormApply(layer: 0, source: .a, destination: .a, shape: shape, activation: .relu, residual: nil)
+        let pad = Plan.Pad(source: .a, destination: .padded, sourceShape: shape, upsample: false, padding: 1, split: false)
+        let conv = Plan.Convolution(layer: 0, input: pad, destination: .b, outputChannels: 2, kernel: 3, stride: 1)
+        let later = Plan.InstanceNormApply(layer: 1, source: .b, destination: .b, shape: conv.outputShape, activation: .identity,
+                                           residual: .a)
+        let sizes: [Plan.Buffer: Int] = [.a: shape.floatCount, .b: shape.floatCount, .padded: pad.floatCount]
+        func fused(_ steps: [Plan.Step], output: Plan.Buffer = .b) -> [Plan.Step] {
+            Plan(steps: steps, bufferFloats: sizes, inputShape: shape, output: output, outputShape: shape).fusingPads().steps
+        }
+        func normalizes(_ steps: [Plan.Step]) -> Bool? {
+            for step in steps { if case .fusedConvolution(let f) = step { return f.normalize != nil } }
+            return nil
+        }
+        XCTAssertEqual(normalizes(fused([.instanceNormApply(apply), .pad(pad), .convolution(conv)])), true)
+        XCTAssertEqual(fused([.instanceNormApply(apply), .pad(pad), .convolution(conv)]).count, 1)
+        // The residual add reads the normalised map: the apply stays, the pad still fuses.
+        XCTAssertEqual(normalizes(fused([.instanceNormApply(apply), .pad(pad), .convolution(conv), .instanceNormApply(later)])),
+                       false)
+        // The normalised map is the plan's output.
+        XCTAssertEqual(normalizes(fused([.instanceNormApply(apply), .pad(pad), .convolution(conv)], output: .a)), false)
+        // A later step reads the padded copy: nothing fuses.
+        let again = Plan.Convolution(layer: 0, input: pad, destination: .c, outputChannels: 2, kernel: 3, stride: 1)
+        XCTAssertNil(normalizes(fused([.pad(pad), .convolution(conv), .convolution(again)])))
+    }
+
+    /// The whole network, fused against its parts, on every twin, with Winograd off so that the
+    /// stride-1 3x3 layers run banded too, and bands of 1, 2 and 3 rows and by cache size.
+    func testFusedStepsComputeTheirPartsBitForBit() throws {
+        let model = try Self.model.get()
+        let mix = try StyleMix(parsing: "2:1,9:1")
+        for (height, width) in [(21, 37), (40, 29), (64, 70)] {
+            let plan = try model.plan(height: height, width: width)
+            var rng = SeededRandom(seed: UInt64(height * width))
+            let input = (0..<plan.bufferFloats[.input]!).map { _ in Float(rng.index(below: 1000)) / 1000 }
+            try InstructionSet.forEachSupported { isa in
+                let parts = CPUBackend(weights: model.convolutions)
+                parts.winogradConvolutions = false
+                let expected = try parts.run(plan.unfusingPads(), inputs: [.input: input], normParameters: model.normParameters(for: mix))
+                for band in [1, 2, 3, nil] {
+                    let backend = CPUBackend(weights: model.convolutions)
+                    backend.winogradConvolutions = false
+                    backend.convolutionBandRows = band
+                    let actual = try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix))
+                    XCTAssertEqual(actual, expected, "\(isa) \(width)x\(height) bands of \(band.map(String.init) ?? "cache") rows")
+                }
+            }
+        }
+    }
+
+    /// The CPU backend allocates no padded copy when every pad runs fused (266 MB at 1080p);
+    /// Winograd's layers still pad a whole map.
+    func testThePaddedBufferIsOnlyAsLargeAsTheUnfusedPads() throws {
+        let model = try Self.model.get()
+        let plan = try model.plan(height: 64, width: 96)
+        let backend = CPUBackend(weights: model.convolutions)
+        backend.winogradConvolutions = false
+        XCTAssertNil(backend.bufferFloats(for: plan)[.padded])
+        backend.winogradConvolutions = true
+        let residualPad = plan.steps.compactMap { step -> Int? in
+            guard case .fusedConvolution(let f) = step, f.convolution.kernel == 3, f.convolution.stride == 1,
+                  f.convolution.inputChannels == 32, f.convolution.outputShape.channels == 32 else { return nil }
+            return f.pad.floatCount
+        }.max()
+        XCTAssertNotNil(residualPad)
+        XCTAssertEqual(backend.bufferFloats(for: plan)[.padded], residualPad)
+        XCTAssertLessThan(residualPad!, plan.bufferFloats[.padded]!)
+    }
+}
