@@ -64,11 +64,11 @@ final class FusedConvolutionTests: XCTestCase {
             let input = (0..<plan.bufferFloats[.input]!).map { _ in Float(rng.index(below: 1000)) / 1000 }
             try InstructionSet.forEachSupported { isa in
                 let parts = CPUBackend(weights: model.convolutions)
-                parts.winogradConvolutions = false
+                parts.winogradMinimumMapBytes = nil
                 let expected = try parts.run(plan.unfusingPads(), inputs: [.input: input], normParameters: model.normParameters(for: mix))
                 for band in [1, 2, 3, nil] {
                     let backend = CPUBackend(weights: model.convolutions)
-                    backend.winogradConvolutions = false
+                    backend.winogradMinimumMapBytes = nil
                     backend.convolutionBandRows = band
                     let actual = try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix))
                     XCTAssertEqual(actual, expected, "\(isa) \(width)x\(height) bands of \(band.map(String.init) ?? "cache") rows")
@@ -83,9 +83,9 @@ final class FusedConvolutionTests: XCTestCase {
         let model = try Self.model.get()
         let plan = try model.plan(height: 64, width: 96)
         let backend = CPUBackend(weights: model.convolutions)
-        backend.winogradConvolutions = false
+        backend.winogradMinimumMapBytes = nil
         XCTAssertNil(backend.bufferFloats(for: plan)[.padded])
-        backend.winogradConvolutions = true
+        backend.winogradMinimumMapBytes = 0
         let residualPad = plan.steps.compactMap { step -> Int? in
             guard case .fusedConvolution(let f) = step, f.convolution.kernel == 3, f.convolution.stride == 1,
                   f.convolution.inputChannels == 32, f.convolution.outputShape.channels == 32 else { return nil }

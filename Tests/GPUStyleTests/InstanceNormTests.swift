@@ -1,5 +1,6 @@
 import XCTest
 @testable import GPUStyle
+import CKernels
 
 /// `instance_norm` (conditional instance norm: statistics, then the affine with activation and
 /// residual) on the CPU kernels (`CKernels/instance_norm.c`) against the numpy fixtures of
@@ -12,12 +13,28 @@ final class InstanceNormTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(cases.count, 4)
         let variants: [(Activation, Bool, String)] = [(.identity, false, "out_identity"), (.relu, false, "out_relu"),
                                                       (.sigmoid, false, "out_sigmoid"), (.identity, true, "out_identity_residual")]
-        for name in cases {
-            let fixture = try Fixtures.tensors(name)
-            for (activation, residual, key) in variants {
-                let actual = try OpHarness.norm(fixture, activation: activation, residual: residual, backend: cpu)
-                assertClose(actual, fixture[key]!.values, tolerance: 2e-5, "\(name) \(key)")
+        try InstructionSet.forEachSupported { isa in
+            for name in cases {
+                let fixture = try Fixtures.tensors(name)
+                for (activation, residual, key) in variants {
+                    let actual = try OpHarness.norm(fixture, activation: activation, residual: residual, backend: cpu)
+                    assertClose(actual, fixture[key]!.values, tolerance: 2e-5, "\(isa) \(name) \(key)")
+                }
             }
+        }
+    }
+
+    /// The sigmoid's vector exp (`exp8_` in instance_norm_body.inc) over the whole float range
+    /// and beyond, where its input is clamped, against the definition in double; on every twin,
+    /// with a length that leaves a scalar tail.
+    func testSigmoidOverTheWholeRange() {
+        let n = 100_003
+        let x = (0..<n).map { Float(-120 + 240 * Double($0) / Double(n - 1)) }
+        InstructionSet.forEachSupported { isa in
+            var y = [Float](repeating: .nan, count: n)
+            gs_instance_norm_apply(x, Int64(n), 1, 0, Int32(Activation.sigmoid.rawValue), nil, &y)
+            let worst = zip(x, y).map { abs(Double($1) - 1 / (1 + exp(-Double($0)))) }.max()!
+            XCTAssertLessThan(worst, 2e-7, "\(isa)")
         }
     }
 }

@@ -47,6 +47,7 @@ final class ProfileTests: XCTestCase {
     func testCPUReportMarksWinogradConvolutions() throws {
         let model = try Self.model.get()
         let backend = CPUBackend(weights: model.convolutions)
+        backend.winogradMinimumMapBytes = 0  // at 64x64 the residual maps are below the default
         let plan = try model.plan(height: 64, width: 64)
         let runs = try Profiler.profile(backend, plan: plan, inputs: inputs(plan),
                                         normParameters: model.normParameters(for: StyleMix(style: 1)), runs: 1)
@@ -54,7 +55,7 @@ final class ProfileTests: XCTestCase {
                                    kernelNote: { backend.kernelNote(for: $0) })
         let marked = report.steps.filter { $0.kind.hasSuffix(ProfileReport.winogradMark) }.map(\.layer)
         XCTAssertEqual(marked, StyleNetwork.layers.map(\.name).filter { $0.hasPrefix("res.") })
-        backend.winogradConvolutions = false
+        backend.winogradMinimumMapBytes = nil
         XCTAssertTrue(plan.steps.allSatisfy { backend.kernelNote(for: $0) == nil })
     }
 

@@ -9,7 +9,7 @@ final class WinogradTests: XCTestCase {
     private func backend(winograd: Bool) -> OpHarness.BackendFactory {
         { weights in
             let backend = CPUBackend(weights: weights)
-            backend.winogradConvolutions = winograd
+            backend.winogradMinimumMapBytes = winograd ? 0 : nil
             return backend
         }
     }
@@ -64,5 +64,20 @@ final class WinogradTests: XCTestCase {
                             "\(isa) \(height)x\(width) direct")
             }
         }
+    }
+
+    /// By default only maps larger than one core's L2 take Winograd: the residual layers at
+    /// 1080p (270x480 maps), not at 512x512 (128x128, 2 MB) where the banded direct kernel wins.
+    func testOnlyMapsLargerThanL2TakeWinograd() throws {
+        let model = try StyleModel.bundled()
+        let backend = CPUBackend(weights: model.convolutions)
+        func marked(_ height: Int, _ width: Int) throws -> [String] {
+            try model.plan(height: height, width: width).steps.compactMap { step in
+                guard backend.kernelNote(for: step) != nil, case .fusedConvolution(let f) = step else { return nil }
+                return StyleNetwork.layers[f.convolution.layer].name
+            }
+        }
+        XCTAssertEqual(try marked(1080, 1920), StyleNetwork.layers.map(\.name).filter { $0.hasPrefix("res.") })
+        XCTAssertEqual(try marked(512, 512), [])
     }
 }

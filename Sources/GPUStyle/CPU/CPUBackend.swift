@@ -11,8 +11,9 @@ public final class CPUBackend: NetworkBackend {
 
     /// When and how inverted residual blocks run fused (tests force small strips).
     var invertedResidualTuning = CPUInvertedResidual.Tuning()
-    /// Whether 3x3 stride-1 convolutions run Winograd's F(4x4, 3x3) (tests compare both).
-    var winogradConvolutions = true
+    /// 3x3 stride-1 convolutions of maps larger than this run Winograd's F(4x4, 3x3)
+    /// (`PackedConvolution.winogradMinimumMapBytes`; nil: none do. Tests force both ways).
+    var winogradMinimumMapBytes: Int? = PackedConvolution.winogradMinimumMapBytes
     /// Output rows per band of fused convolutions (nil: as many as fit `PackedConvolution.bandBufferBytes`;
     /// tests force small bands).
     var convolutionBandRows: Int?
@@ -40,7 +41,7 @@ public final class CPUBackend: NetworkBackend {
     }
 
     private func runsWinograd(_ conv: ExecutionPlan.Convolution) -> Bool {
-        winogradConvolutions && convolutions[conv.layer].runsWinograd(conv)
+        convolutions[conv.layer].runsWinograd(conv, minimumMapBytes: winogradMinimumMapBytes)
     }
 
     /// Whether a fused convolution runs fused here (Winograd reads a whole padded map: such
@@ -127,7 +128,7 @@ public final class CPUBackend: NetworkBackend {
             ReflectPad.run(pad, source: storage[pad.source]!, destination: storage[pad.destination]!)
         case .convolution(let conv):
             convolutions[conv.layer].run(conv, input: storage[conv.input.destination]!, output: storage[conv.destination]!,
-                                         winograd: winogradConvolutions)
+                                         winogradMinimumMapBytes: winogradMinimumMapBytes)
         case .fusedConvolution(let fused):
             guard runsFused(fused) else {
                 for part in fused.parts { try execute(part, storage, parameters, affine, constants: constants) }

@@ -16,6 +16,15 @@ struct PackedConvolution {
     /// 0.68; 32 -> 8 at 256x256 1.04; 8 -> 4 at 512x512 1.50.
     static let winogradMinimumChannels = 16
 
+    /// Winograd pays only on input maps larger than this (one core's L2). On smaller maps the
+    /// direct kernel, banded with its pad and norm fused (`runFused`), has every row in cache and
+    /// is faster; on larger ones the direct kernel's rows come from memory. `gpustyle profile
+    /// --device cpu`, walls, Winograd against direct on the residual layers (3-4 alternating runs
+    /// each): 256x256 (64x64 maps, 0.5 MB) 22.9-23.5 vs 18.0-23.4 ms, 512x512 (128x128, 2 MB)
+    /// 69-72 vs 58 ms, 640x480 (120x160, 2.5 MB) 76-94 vs 86-107 ms, 1024x1024 (256x256, 8 MB)
+    /// 262-318 vs 284-326 ms, 1920x1080 (270x480, 17 MB) 563-615 vs 580-866 ms.
+    static let winogradMinimumMapBytes = 2 << 20
+
     init(_ weights: ConvolutionWeights) {
         self.weights = weights
         var packed = [Float](repeating: 0, count: Int(gs_conv_packed_weight_count(
@@ -34,16 +43,19 @@ struct PackedConvolution {
         }
     }
 
-    /// Whether `run` takes Winograd's F(4x4, 3x3) for `step` (when asked to).
-    func runsWinograd(_ step: ExecutionPlan.Convolution) -> Bool {
-        winogradPacked != nil && step.stride == 1 && !step.input.split
+    /// Whether `run` takes Winograd's F(4x4, 3x3) for `step` when maps larger than
+    /// `minimumMapBytes` should (nil: none).
+    func runsWinograd(_ step: ExecutionPlan.Convolution, minimumMapBytes: Int?) -> Bool {
+        guard let minimumMapBytes, winogradPacked != nil, step.stride == 1, !step.input.split else { return false }
+        let shape = step.input.sourceShape
+        return 4 * shape.channels * shape.height * shape.width > minimumMapBytes
     }
 
     func run(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
-             winograd: Bool = true) {
+             winogradMinimumMapBytes: Int? = Self.winogradMinimumMapBytes) {
         precondition(step.inputChannels == weights.inputChannels && step.outputShape.channels == weights.outputChannels
                      && step.kernel == weights.kernel, "convolution step does not match its weights")
-        if winograd, runsWinograd(step), let winogradPacked {
+        if runsWinograd(step, minimumMapBytes: winogradMinimumMapBytes), let winogradPacked {
             return runWinograd(step, input: input, output: output, packed: winogradPacked)
         }
         let pad = step.input
