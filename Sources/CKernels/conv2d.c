@@ -63,9 +63,15 @@ int gs_conv2d_banded(const gs_conv_band_input *in, int64_t row_stride, const int
                      int64_t out_plane_stride, int out_width, int row_begin, int row_end, int band_rows) {
     const int slots = (band_rows - 1) * stride + kernel;
     const int64_t plane = (int64_t)slots * row_stride;
-    float *ring = malloc(sizeof(float) * ((size_t)cin * (size_t)plane + (in->scale ? (size_t)in->width : 0)));
+    // Identity and relu are applied as the rows are padded; other activations first, into a row.
+    const int two_pass = in->scale && in->activation > 1;
+    float *ring = malloc(sizeof(float) * ((size_t)cin * (size_t)plane + (two_pass ? (size_t)in->width : 0)));
     if (!ring) return -1;
     float *normalized = ring + (size_t)cin * (size_t)plane;
+    // The slack past each row's last column is read by whole-vector loads: keep it finite (rows
+    // move with their slack, and the pad writes only the columns before it).
+    for (int64_t slot = 0; slot < (int64_t)cin * slots; slot++)
+        memset(ring + slot * row_stride + in->padded_width, 0, sizeof(float) * (size_t)(row_stride - in->padded_width));
     const conv_fn conv = selected_conv();
     int have_first = 0, have_count = 0;  // padded rows [have_first, + have_count) are in slots 0...
     for (int y0 = row_begin; y0 < row_end; y0 += band_rows) {
@@ -84,14 +90,15 @@ int gs_conv2d_banded(const gs_conv_band_input *in, int64_t row_stride, const int
         for (int r = kept; r < count; r++) {
             for (int ci = 0; ci < cin; ci++) {
                 const float *src = in->source + ci * in->plane + (int64_t)in->rows[first + r] * in->width;
-                if (in->scale) {
-                    gs_instance_norm_apply(src, in->width, in->scale[ci], in->shift[ci], in->activation, NULL, normalized);
-                    src = normalized;
-                }
                 float *dst = ring + ci * plane + (int64_t)r * row_stride;
-                gs_pad_row(src, in->runs, in->run_count, dst);
-                // The slack past the last column is read by whole-vector loads: keep it finite.
-                memset(dst + in->padded_width, 0, sizeof(float) * (size_t)(row_stride - in->padded_width));
+                if (two_pass) {
+                    gs_instance_norm_apply(src, in->width, in->scale[ci], in->shift[ci], in->activation, NULL, normalized);
+                    gs_pad_row(normalized, in->runs, in->run_count, dst);
+                } else if (in->scale) {
+                    gs_pad_row_normalized(src, in->runs, in->run_count, in->scale[ci], in->shift[ci], in->activation, dst);
+                } else {
+                    gs_pad_row(src, in->runs, in->run_count, dst);
+                }
             }
         }
         have_first = first;

@@ -24,6 +24,14 @@ int gs_pad_runs(const int32_t *columns, int count, gs_pad_run *runs) {
     return n;
 }
 
+void gs_pad_row_normalized(const float *src, const gs_pad_run *runs, int run_count, float scale, float shift, int relu,
+                           float *dst) {
+#if defined(__x86_64__)
+    if (gs_has_avx2_fma()) { pad_row_normalized_avx2(src, runs, run_count, scale, shift, relu, dst); return; }
+#endif
+    pad_row_normalized_portable(src, runs, run_count, scale, shift, relu, dst);
+}
+
 void gs_pad_row(const float *src, const gs_pad_run *runs, int run_count, float *dst) {
 #if defined(__x86_64__)
     if (gs_has_avx2_fma()) { pad_row_avx2(src, runs, run_count, dst); return; }

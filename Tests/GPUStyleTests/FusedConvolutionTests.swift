@@ -95,4 +95,48 @@ final class FusedConvolutionTests: XCTestCase {
         XCTAssertEqual(backend.bufferFloats(for: plan)[.padded], residualPad)
         XCTAssertLessThan(residualPad!, plan.bufferFloats[.padded]!)
     }
+
+    /// Statistics, apply (in place), pad and convolution of a small map, fused and as parts, for
+    /// every activation (the sigmoid takes the two-pass path), stride 1 and 2, the upsample and
+    /// a 9x9 kernel, on odd sizes and every twin.
+    func testEveryActivationAndLayoutComputesItsParts() throws {
+        typealias Plan = ExecutionPlan
+        let cases: [(kernel: Int, stride: Int, upsample: Bool)] = [(3, 1, false), (3, 2, false), (3, 1, true), (9, 1, false)]
+        let (cin, cout) = (5, 4)
+        try InstructionSet.forEachSupported { isa in
+            for (height, width) in [(5, 5), (7, 13), (11, 70)] {
+                for (kernel, stride, upsample) in cases where kernel / 2 < (upsample ? 2 : 1) * min(height, width) {
+                    for activation in [Activation.identity, .relu, .sigmoid] {
+                        let shape = Plan.DenseShape(channels: cin, height: height, width: width)
+                        let stats = Plan.InstanceNormStatistics(layer: 0, source: .a, shape: shape)
+                        let apply = Plan.InstanceNormApply(layer: 0, source: .a, destination: .a, shape: shape,
+                                                           activation: activation, residual: nil)
+                        let pad = Plan.Pad(source: .a, destination: .padded, sourceShape: shape, upsample: upsample,
+                                           padding: kernel / 2, split: stride == 2)
+                        let conv = Plan.Convolution(layer: 0, input: pad, destination: .b, outputChannels: cout,
+                                                    kernel: kernel, stride: stride)
+                        let plan = Plan(steps: [.instanceNormStatistics(stats), .instanceNormApply(apply), .pad(pad),
+                                                .convolution(conv)],
+                                        bufferFloats: [.a: shape.floatCount, .padded: pad.floatCount,
+                                                       .b: conv.outputShape.floatCount],
+                                        inputShape: shape, output: .b, outputShape: conv.outputShape)
+                        let fused = plan.fusingPads()
+                        XCTAssertEqual(fused.steps.count, 2)
+                        var rng = SeededRandom(seed: UInt64(height * 100 + width))
+                        let values = (0..<(cout * cin * kernel * kernel)).map { _ in Float(rng.index(below: 1000)) / 500 - 1 }
+                        let weights = [ConvolutionWeights(outputChannels: cout, inputChannels: cin, kernel: kernel, values: values)]
+                        let input = (0..<shape.floatCount).map { _ in Float(rng.index(below: 1000)) / 100 - 3 }
+                        let parameters = OpHarness.parameterTable(gamma: [1.5, -0.7, 2, 0.3, 1], beta: [0.2, 0.1, -0.4, 0, 0.5])
+                        let expected = try CPUBackend(weights: weights).run(plan, inputs: [.a: input], normParameters: parameters)
+                        for band in [1, 2, nil] {
+                            let backend = CPUBackend(weights: weights)
+                            backend.convolutionBandRows = band
+                            XCTAssertEqual(try backend.run(fused, inputs: [.a: input], normParameters: parameters), expected,
+                                           "\(isa) \(width)x\(height) k\(kernel)/\(stride) up \(upsample) \(activation) band \(band ?? 0)")
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

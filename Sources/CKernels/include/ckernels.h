@@ -37,6 +37,11 @@ int gs_pad_runs(const int32_t *columns, int count, gs_pad_run *runs);
 /// `runs` of, with whole vectors.
 void gs_pad_row(const float *src, const gs_pad_run *runs, int run_count, float *dst);
 
+/// gs_pad_row of y = x * scale + shift, then max(y, 0) when relu is set: gs_instance_norm_apply's
+/// identity and relu, bit for bit, in the same pass.
+void gs_pad_row_normalized(const float *src, const gs_pad_run *runs, int run_count, float scale, float shift, int relu,
+                           float *dst);
+
 /// The input of gs_conv2d_banded: a dense map (channel planes `plane` floats apart, rows `width`
 /// floats long) that a padded copy is made of row by row, as ExecutionPlan.Pad makes it whole:
 /// padded row r copies source row rows[r] through the column runs (gs_pad_runs) of
