@@ -29,7 +29,7 @@ void gs_conv_pack_weights(const float *weights, int cout, int cin, int kernel, f
 #include "isa_twins.h"
 
 typedef void (*conv_fn)(const float *, int64_t, int64_t, const int32_t *, int, int, int,
-                        const float *, int, float *, int64_t, int, int, int);
+                        const float *, int, float *, int64_t, int, int, int, double *);
 
 static conv_fn selected_conv(void) {
 #if defined(__x86_64__)
@@ -49,7 +49,7 @@ void gs_conv2d_rows(const float *input, int64_t in_plane_stride, int64_t in_row_
                     float *output, int64_t out_plane_stride, int out_width,
                     int row_begin, int row_end) {
     selected_conv()(input, in_plane_stride, in_row_stride, col_offset, cin, kernel, stride,
-                    packed_weights, cout, output, out_plane_stride, out_width, row_begin, row_end);
+                    packed_weights, cout, output, out_plane_stride, out_width, row_begin, row_end, NULL);
 }
 
 // The pad (and the instance-norm apply before it) fused into the convolution's reads. Why: a
@@ -61,7 +61,8 @@ void gs_conv2d_rows(const float *input, int64_t in_plane_stride, int64_t in_row_
 // by the apply and the pad.
 int gs_conv2d_banded(const gs_conv_band_input *in, int64_t row_stride, const int32_t *col_offset, int cin,
                      int kernel, int stride, const float *packed_weights, int cout, float *output,
-                     int64_t out_plane_stride, int out_width, int row_begin, int row_end, int band_rows) {
+                     int64_t out_plane_stride, int out_width, int row_begin, int row_end, int band_rows,
+                     double *moments) {
     if (band_rows > row_end - row_begin) band_rows = row_end - row_begin;
     if (band_rows < 1) return 0;
     const int slots = (band_rows - 1) * stride + kernel;
@@ -113,7 +114,7 @@ int gs_conv2d_banded(const gs_conv_band_input *in, int64_t row_stride, const int
         have_first = first;
         have_count = count;
         conv(ring, plane, row_stride, col_offset, cin, kernel, stride, packed_weights, cout,
-             output + (int64_t)y0 * out_width, out_plane_stride, out_width, 0, rows);
+             output + (int64_t)y0 * out_width, out_plane_stride, out_width, 0, rows, moments);
     }
     return 0;
 }

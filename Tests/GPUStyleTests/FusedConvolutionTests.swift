@@ -54,7 +54,8 @@ final class FusedConvolutionTests: XCTestCase {
     }
 
     /// The whole network, fused against its parts, on every twin, with Winograd off so that the
-    /// stride-1 3x3 layers run banded too, and bands of 1, 2 and 3 rows and by cache size.
+    /// stride-1 3x3 layers run banded too, and bands of 1, 2 and 3 rows and by cache size; bit
+    /// for bit with the statistics in their own pass, within rounding with them fused.
     func testFusedStepsComputeTheirPartsBitForBit() throws {
         let model = try Self.model.get()
         let mix = try StyleMix(parsing: "2:1,9:1")
@@ -69,9 +70,13 @@ final class FusedConvolutionTests: XCTestCase {
                 for band in [1, 2, 3, nil] {
                     let backend = CPUBackend(weights: model.convolutions)
                     backend.winogradMinimumMapBytes = nil
+                    backend.fusedStatistics = false
                     backend.convolutionBandRows = band
                     let actual = try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix))
                     XCTAssertEqual(actual, expected, "\(isa) \(width)x\(height) bands of \(band.map(String.init) ?? "cache") rows")
+                    backend.fusedStatistics = true
+                    assertClose(try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix)),
+                                expected, tolerance: 2e-5, "\(isa) \(width)x\(height) fused statistics")
                 }
             }
         }
@@ -130,12 +135,64 @@ final class FusedConvolutionTests: XCTestCase {
                         let expected = try CPUBackend(weights: weights).run(plan, inputs: [.a: input], normParameters: parameters)
                         for band in [1, 2, nil] {
                             let backend = CPUBackend(weights: weights)
+                            backend.fusedStatistics = false
                             backend.convolutionBandRows = band
                             XCTAssertEqual(try backend.run(fused, inputs: [.a: input], normParameters: parameters), expected,
                                            "\(isa) \(width)x\(height) k\(kernel)/\(stride) up \(upsample) \(activation) band \(band ?? 0)")
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The statistics the convolution takes as it stores its tiles (`conv2d_moments_merge_`)
+    /// against the statistics pass, on maps whose mean is far larger than their spread (where
+    /// E[x²] - E[x]² would lose the variance), with partial tiles, on every twin.
+    func testFusedStatisticsMatchTheirOwnPass() throws {
+        typealias Plan = ExecutionPlan
+        let (cin, cout) = (3, 7)
+        try InstructionSet.forEachSupported { isa in
+            for (height, width, offset) in [(9, 70, Float(0)), (13, 131, 1000), (40, 64, -300)] {
+                let shape = Plan.DenseShape(channels: cin, height: height, width: width)
+                let pad = Plan.Pad(source: .a, destination: .padded, sourceShape: shape, upsample: false, padding: 1, split: false)
+                let conv = Plan.Convolution(layer: 0, input: pad, destination: .b, outputChannels: cout, kernel: 3, stride: 1)
+                let stats = Plan.InstanceNormStatistics(layer: 0, source: .b, shape: conv.outputShape)
+                let apply = Plan.InstanceNormApply(layer: 0, source: .b, destination: .b, shape: conv.outputShape,
+                                                   activation: .identity, residual: nil)
+                let plan = Plan(steps: [.pad(pad), .convolution(conv), .instanceNormStatistics(stats), .instanceNormApply(apply)],
+                                bufferFloats: [.a: shape.floatCount, .padded: pad.floatCount, .b: conv.outputShape.floatCount],
+                                inputShape: shape, output: .b, outputShape: conv.outputShape)
+                let fused = plan.fusingPads()
+                guard case .fusedConvolution(let step) = fused.steps.first else { return XCTFail("not fused") }
+                XCTAssertNotNil(step.statistics)
+                var rng = SeededRandom(seed: UInt64(height * 1000 + width))
+                let values = (0..<(cout * cin * 9)).map { _ in Float(rng.index(below: 1000)) / 1000 }
+                let weights = [ConvolutionWeights(outputChannels: cout, inputChannels: cin, kernel: 3, values: values)]
+                let input = (0..<shape.floatCount).map { _ in offset + Float(rng.index(below: 1000)) / 1000 }
+                let parameters = OpHarness.parameterTable(gamma: [Float](repeating: 1, count: cout),
+                                                          beta: [Float](repeating: 0, count: cout))
+                let separate = try CPUBackend(weights: weights).run(plan, inputs: [.a: input], normParameters: parameters)
+                let actual = try CPUBackend(weights: weights).run(fused, inputs: [.a: input], normParameters: parameters)
+                // The reference: the convolution's own output, normalised in double.
+                let raw = try CPUBackend(weights: weights).run(
+                    Plan(steps: Array(plan.steps.prefix(2)), bufferFloats: plan.bufferFloats, inputShape: shape, output: .b,
+                         outputShape: conv.outputShape), inputs: [.a: input], normParameters: parameters)
+                let out = conv.outputShape, n = out.height * out.width
+                var exact = [Double](repeating: 0, count: raw.count)
+                for c in 0..<cout {
+                    let plane = raw[(c * out.planeStride)..<(c * out.planeStride + n)].map(Double.init)
+                    let mean = plane.reduce(0, +) / Double(n)
+                    let variance = plane.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(n)
+                    for i in 0..<n { exact[c * out.planeStride + i] = (plane[i] - mean) / (variance + 1e-5).squareRoot() }
+                }
+                func worst(_ values: [Float]) -> Double {
+                    (0..<cout).flatMap { c in (0..<n).map { abs(Double(values[c * out.planeStride + $0]) - exact[c * out.planeStride + $0]) } }.max()!
+                }
+                // As accurate as the statistics pass (whose apply rounds x * scale + shift in float:
+                // with a mean 10^4 times the spread that alone costs 1e-3).
+                XCTAssertLessThanOrEqual(worst(actual), 1.5 * worst(separate) + 1e-5,
+                                         "\(isa) \(width)x\(height) offset \(offset): fused \(worst(actual)), pass \(worst(separate))")
             }
         }
     }

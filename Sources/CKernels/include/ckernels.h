@@ -63,10 +63,14 @@ typedef struct {
 /// of band_rows output rows at a time, into a private buffer of (band_rows - 1) * stride + kernel
 /// padded rows per channel, `row_stride` floats apart (padded_width plus the kernel's slack):
 /// the padded copy of the whole map never exists and every input row is read from the map once
-/// (the rows two bands share move to the front). Returns 0, or -1 when that buffer cannot be allocated.
+/// (the rows two bands share move to the front). With `moments` (NULL, or cout x [count, shift,
+/// sum, sum of squares] in double, zeroed by the caller; the sums are of value - shift, the shift
+/// the channel's first output), each output channel's moments over these rows are taken as its
+/// outputs are stored. Returns 0, or -1 when that buffer cannot be allocated.
 int gs_conv2d_banded(const gs_conv_band_input *input, int64_t row_stride, const int32_t *col_offset, int cin,
                      int kernel, int stride, const float *packed_weights, int cout, float *output,
-                     int64_t out_plane_stride, int out_width, int row_begin, int row_end, int band_rows);
+                     int64_t out_plane_stride, int out_width, int row_begin, int row_end, int band_rows,
+                     double *moments);
 
 /// Sum and sum of squares of (x - shift) over n floats, accumulated in float vectors over
 /// short runs and combined in double.

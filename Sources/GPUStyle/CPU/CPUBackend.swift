@@ -17,6 +17,9 @@ public final class CPUBackend: NetworkBackend {
     /// Output rows per band of fused convolutions (nil: as many as fit `PackedConvolution.bandBufferBytes`;
     /// tests force small bands).
     var convolutionBandRows: Int?
+    /// Whether fused convolutions take their statistics as their tiles are stored (tests turn it
+    /// off to compare the pad fusion bit for bit: the statistics then differ in rounding only).
+    var fusedStatistics = true
     /// How many inverted residual steps ran fused (not as their parts).
     private(set) var fusedBlockRuns = 0
 
@@ -136,7 +139,11 @@ public final class CPUBackend: NetworkBackend {
             }
             try convolutions[fused.convolution.layer].runFused(fused, source: storage[fused.pad.source]!,
                                                                output: storage[fused.convolution.destination]!,
-                                                               affine: affine, bandRows: convolutionBandRows)
+                                                               parameters: parameters, affine: affine,
+                                                               statistics: fusedStatistics, bandRows: convolutionBandRows)
+            if let statistics = fused.statistics, !fusedStatistics {
+                try execute(.instanceNormStatistics(statistics), storage, parameters, affine, constants: constants)
+            }
         case .instanceNormStatistics(let stats):
             InstanceNorm.statistics(stats, source: storage[stats.source]!, parameters: parameters, affine: affine)
         case .instanceNormApply(let apply):

@@ -90,9 +90,12 @@ struct PackedConvolution {
     }
 
     /// `step` with the pad (and normalisation) made band by band (`gs_conv2d_banded`); `source`
-    /// is the pad's source, `affine` the per-layer (scale, shift) table the normalisation reads.
+    /// is the pad's source, `affine` the per-layer (scale, shift) table the normalisation reads
+    /// and, with `statistics`, the fused statistics write from `parameters` (γ, β). Without it
+    /// the caller runs the step's statistics itself.
     func runFused(_ step: ExecutionPlan.FusedConvolution, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
-                  affine: UnsafePointer<Float>, bandRows forced: Int? = nil) throws {
+                  parameters: UnsafePointer<Float>, affine: UnsafeMutablePointer<Float>, statistics: Bool,
+                  bandRows forced: Int? = nil) throws {
         let conv = step.convolution, pad = step.pad, out = conv.outputShape
         precondition(conv.inputChannels == weights.inputChannels && out.channels == weights.outputChannels
                      && conv.kernel == weights.kernel, "convolution step does not match its weights")
@@ -100,8 +103,17 @@ struct PackedConvolution {
         let rows = (0..<pad.paddedHeight).map { Int32(pad.sourceIndex($0, along: pad.window.rows)) }
         let runs = ReflectPad.runs(for: pad)
         let band = Self.bandRows(conv, forced: forced)
-        let table = step.normalize.map { affine + $0.layer * ExecutionPlan.parametersPerLayer }
+        let table = step.normalize.map { UnsafePointer(affine + $0.layer * ExecutionPlan.parametersPerLayer) }
         let failed = Atomic(false)
+        // Each chunk of rows sums its channels' values into the row where it starts ([count,
+        // shift, sum, sum of squares], gs_conv2d_banded); the chunks merge in row order, so the
+        // result does not depend on which thread ran what.
+        let stats = statistics ? step.statistics : nil
+        let momentsStride = 4 * out.channels
+        let moments = UnsafeMutableBufferPointer<Double>.allocate(capacity: stats == nil ? 0 : out.height * momentsStride)
+        moments.initialize(repeating: 0)
+        defer { moments.deallocate() }
+        let momentsBase = stats == nil ? nil : moments.baseAddress
         offsets.withUnsafeBufferPointer { offsets in
             rows.withUnsafeBufferPointer { rows in
                 runs.withUnsafeBufferPointer { runs in
@@ -117,7 +129,8 @@ struct PackedConvolution {
                                                           Int32(conv.inputChannels), Int32(conv.kernel), Int32(conv.stride),
                                                           packed.baseAddress, Int32(out.channels), output,
                                                           Int64(out.planeStride), Int32(out.width),
-                                                          Int32(range.lowerBound), Int32(range.upperBound), Int32(band))
+                                                          Int32(range.lowerBound), Int32(range.upperBound), Int32(band),
+                                                          momentsBase.map { $0 + range.lowerBound * momentsStride })
                             if status != 0 { failed.store(true, ordering: .relaxed) }
                         }
                         }
@@ -129,6 +142,24 @@ struct PackedConvolution {
             throw OutOfMemoryError(what: "the CPU path", bytes: 4 * conv.inputChannels * pad.rowStride
                                    * ((band - 1) * conv.stride + conv.kernel),
                                    purpose: "for a convolution's band of padded rows")
+        }
+        if let stats {
+            for c in 0..<out.channels {
+                var total: (count: Double, mean: Double, m2: Double) = (0, 0, 0)
+                for row in 0..<out.height {
+                    let m = moments.baseAddress! + row * momentsStride + 4 * c
+                    let count = m[0]
+                    guard count > 0 else { continue }
+                    // The chunk's mean and squared deviations, merged pairwise (Chan, Golub and LeVeque).
+                    let mean = m[1] + m[2] / count, m2 = max(0, m[3] - m[2] * m[2] / count)
+                    let n = total.count + count, delta = mean - total.mean
+                    total.mean += delta * count / n
+                    total.m2 += m2 + delta * delta * total.count * count / n
+                    total.count = n
+                }
+                InstanceNorm.setAffine(layer: stats.layer, channel: c, mean: total.mean,
+                                       variance: max(0, total.m2 / total.count), parameters: parameters, affine: affine)
+            }
         }
     }
 

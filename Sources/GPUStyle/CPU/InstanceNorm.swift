@@ -10,17 +10,23 @@ enum InstanceNorm {
                            parameters: UnsafePointer<Float>, affine: UnsafeMutablePointer<Float>) {
         let shape = step.shape
         let count = shape.height * shape.width
-        let table = parameters + step.layer * ExecutionPlan.parametersPerLayer
-        let out = affine + step.layer * ExecutionPlan.parametersPerLayer
         ParallelFor.ranges(shape.channels) { channels in
             for c in channels {
-                let plane = source + c * shape.planeStride
-                let (mean, variance) = moments(plane, count)
-                let scale = table[c] / Float((variance + Double(StyleNetwork.instanceNormEpsilon)).squareRoot())
-                out[c] = scale
-                out[StyleNetwork.maxChannels + c] = table[StyleNetwork.maxChannels + c] - Float(mean) * scale
+                let (mean, variance) = moments(source + c * shape.planeStride, count)
+                setAffine(layer: step.layer, channel: c, mean: mean, variance: variance, parameters: parameters, affine: affine)
             }
         }
+    }
+
+    /// A channel's (scale, shift) in the affine table from its mean and biased variance and the
+    /// layer's γ and β.
+    static func setAffine(layer: Int, channel c: Int, mean: Double, variance: Double, parameters: UnsafePointer<Float>,
+                          affine: UnsafeMutablePointer<Float>) {
+        let table = parameters + layer * ExecutionPlan.parametersPerLayer
+        let out = affine + layer * ExecutionPlan.parametersPerLayer
+        let scale = table[c] / Float((variance + Double(StyleNetwork.instanceNormEpsilon)).squareRoot())
+        out[c] = scale
+        out[StyleNetwork.maxChannels + c] = table[StyleNetwork.maxChannels + c] - Float(mean) * scale
     }
 
     /// Per channel [mean, M2] of a tile's map, for `RunningMoments` to merge.

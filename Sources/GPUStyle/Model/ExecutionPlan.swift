@@ -225,19 +225,26 @@ public struct ExecutionPlan: Sendable {
     public struct FusedConvolution: Sendable {
         public let normalize: InstanceNormApply?
         public let convolution: Convolution
-        public init(normalize: InstanceNormApply?, convolution: Convolution) {
+        /// The statistics of the convolution's output that follow it, taken as its tiles are
+        /// stored (the CPU backend's kernel epilogue), when set.
+        public let statistics: InstanceNormStatistics?
+        public init(normalize: InstanceNormApply?, convolution: Convolution, statistics: InstanceNormStatistics? = nil) {
             let pad = convolution.input
             precondition(normalize.map { $0.source == pad.source && $0.destination == pad.source && $0.residual == nil
                                          && $0.shape == pad.sourceShape } ?? true,
                          "a fused normalisation is the in-place apply, without residual, of the pad's source")
             precondition(convolution.destination != pad.source, "a fused convolution writes the map it pads")
+            precondition(statistics.map { $0.source == convolution.destination && $0.shape == convolution.outputShape } ?? true,
+                         "fused statistics are of the convolution's output")
             self.normalize = normalize
             self.convolution = convolution
+            self.statistics = statistics
         }
         public var pad: Pad { convolution.input }
         /// The steps this one stands for, in order.
         public var parts: [Step] {
             (normalize.map { [Step.instanceNormApply($0)] } ?? []) + [.pad(pad), .convolution(convolution)]
+                + (statistics.map { [Step.instanceNormStatistics($0)] } ?? [])
         }
     }
 

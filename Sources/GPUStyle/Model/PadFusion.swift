@@ -8,9 +8,10 @@
 /// apply 24 ms). Fused, the map is read once and its padded rows are made in cache just before
 /// the kernel reads them.
 extension ExecutionPlan {
-    /// This plan with every pad that the next step's convolution alone reads fused into it, and
-    /// the in-place normalisation just before the pad fused too when nothing after the
-    /// convolution reads the normalised map. Plans with graph steps come back unchanged.
+    /// This plan with every pad that the next step's convolution alone reads fused into it, the
+    /// in-place normalisation just before the pad fused too when nothing after the convolution
+    /// reads the normalised map, and the statistics of the convolution's output just after it.
+    /// Plans with graph steps come back unchanged.
     public func fusingPads() -> ExecutionPlan {
         guard steps.allSatisfy({ $0.styleBuffers != nil }) else { return self }
         var fused: [Step] = []
@@ -31,8 +32,13 @@ extension ExecutionPlan {
                 normalize = apply
                 fused.removeLast()
             }
-            fused.append(.fusedConvolution(.init(normalize: normalize, convolution: conv)))
-            index += 2
+            var statistics: InstanceNormStatistics?
+            if index + 2 < steps.count, case .instanceNormStatistics(let s) = steps[index + 2], s.source == conv.destination,
+               s.shape == conv.outputShape {
+                statistics = s
+            }
+            fused.append(.fusedConvolution(.init(normalize: normalize, convolution: conv, statistics: statistics)))
+            index += statistics == nil ? 2 : 3
         }
         return ExecutionPlan(steps: fused, bufferFloats: bufferFloats, inputShape: inputShape, output: output,
                              outputShape: outputShape, outputFloats: outputFloats, constants: constants)
