@@ -92,6 +92,28 @@ final class TiledStylizerTests: XCTestCase {
         }
     }
 
+    /// The CPU path never allocates the padded copy of a fused convolution's input (contract.1's
+    /// is 128 bytes per pixel), and the budget counts what it allocates: a 3 MP image that the
+    /// plan's sizes would send to tiles runs whole on the CPU.
+    func testTheCPUBudgetCountsOnlyWhatItAllocates() throws {
+        let model = try StyleModel.bundled()
+        let image = Image(width: 2000, height: 1500, rgb: [Float](repeating: 0.5, count: 3 * 2000 * 1500))
+        let plan = try model.plan(height: 1500, width: 2000)
+        let cpu = CPUBackend(weights: model.convolutions)
+        let planBytes = 4 * plan.bufferFloats.values.reduce(0, +), cpuBytes = 4 * cpu.bufferFloats(for: plan).values.reduce(0, +)
+        XCTAssertLessThan(cpuBytes, planBytes - 100 * 3_000_000, "the full-resolution padded copy is not allocated")
+        // The smallest budget (to 1 MB) that runs the image whole with the CPU's sizes.
+        var low = 0, high = 8 << 30
+        while high - low > 1 << 20 {
+            let middle = (low + high) / 2
+            if try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: middle,
+                                       bufferFloats: cpu.bufferFloats(for: plan)) == nil { high = middle } else { low = middle }
+        }
+        XCTAssertNotNil(try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: high), "the plan's sizes: tiles")
+        XCTAssertNotNil(try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: high + (planBytes - cpuBytes) - (2 << 20)))
+        XCTAssertNil(try TilingLayout.choose(for: image, plan: plan, strength: 1, budget: high + (planBytes - cpuBytes)))
+    }
+
     func testPictureStoreIsLosslessForDecodedSamples() throws {
         let photo = try Self.photo("coffee")
         XCTAssertEqual(TensorStore.Format.compact(photo.rgb), .unorm8)

@@ -54,7 +54,7 @@ public final class CPUBackend: NetworkBackend {
     /// Floats each buffer needs for `plan` on this backend: the plan's sizes, except that the
     /// padded buffer is only as large as the pads that run unfused need (none, when every pad is
     /// fused: at 1080p that is the 266 MB copy of contract.1's input).
-    func bufferFloats(for plan: ExecutionPlan) -> [ExecutionPlan.Buffer: Int] {
+    public func bufferFloats(for plan: ExecutionPlan) -> [ExecutionPlan.Buffer: Int] {
         var sizes = plan.bufferFloats
         guard sizes[.padded] != nil else { return sizes }
         let padded = plan.steps.flatMap { step -> [ExecutionPlan.Step] in

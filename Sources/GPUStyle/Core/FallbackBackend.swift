@@ -21,6 +21,9 @@ public final class FallbackBackend: NetworkBackend {
 
     public var deviceLimits: DeviceMemoryLimits? { stages.active.deviceLimits }
 
+    /// The active backend's (the CPU path, which a failure switches to, needs no more than the plan).
+    public func bufferFloats(for plan: ExecutionPlan) -> [ExecutionPlan.Buffer: Int] { stages.active.bufferFloats(for: plan) }
+
     public func releaseBuffers() { stages.active.releaseBuffers() }
 
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],

@@ -22,6 +22,10 @@ public protocol NetworkBackend: AnyObject {
     /// What a plan may use on the device (nil: host memory, bounded by the memory budget only).
     var deviceLimits: DeviceMemoryLimits? { get }
 
+    /// Floats of each buffer this backend allocates for `plan` (the plan's sizes, less what its
+    /// fused steps never write): what the memory budget counts.
+    func bufferFloats(for plan: ExecutionPlan) -> [ExecutionPlan.Buffer: Int]
+
     /// Frees the buffers kept from earlier runs (the next run makes them again). Tiled
     /// execution calls it between passes: buffers grow to the largest plan seen per buffer, and
     /// passes of different shapes would otherwise keep the sum of their largest buffers.
@@ -47,6 +51,8 @@ public struct DeviceMemoryLimits: Sendable, Equatable {
 
 extension NetworkBackend {
     public var deviceLimits: DeviceMemoryLimits? { nil }
+
+    public func bufferFloats(for plan: ExecutionPlan) -> [ExecutionPlan.Buffer: Int] { plan.bufferFloats }
 
     /// Runs a whole-image plan and returns `plan.output`.
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {

@@ -40,7 +40,8 @@ public final class Stylizer {
         let plan = try self.plan(height: height, width: width)
         lastLayout = nil
         if let memoryBudget, let layout = try TilingLayout.choose(for: image, plan: plan, strength: strength, budget: memoryBudget,
-                                                                  device: backend.deviceLimits) {
+                                                                  device: backend.deviceLimits,
+                                                                  bufferFloats: backend.bufferFloats(for: plan)) {
             return try stylize(consume image, mix: mix, strength: strength, layout: layout)
         }
         let input = try Stylizer.paddedInput(image, plan.inputShape, floats: plan.bufferFloats[.input]!)

@@ -50,12 +50,15 @@ public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// nil when the whole-image `plan` fits `budget`; else the tiled layout, or `BudgetError`
-    /// when not even small tiles fit.
+    /// when not even small tiles fit. `bufferFloats`: what the backend allocates for the plan
+    /// (`NetworkBackend.bufferFloats(for:)`; nil: the plan's sizes).
     public static func choose(for image: Image, plan: ExecutionPlan, strength: Float, budget: Int,
-                              device: DeviceMemoryLimits? = nil) throws -> TilingLayout? {
+                              device: DeviceMemoryLimits? = nil,
+                              bufferFloats: [ExecutionPlan.Buffer: Int]? = nil) throws -> TilingLayout? {
         let decoded = 4 * (image.rgb.count + (image.alpha?.count ?? 0))
         let result = decoded
-        let planBytes = 4 * plan.bufferFloats.values.reduce(0, +)
+        let buffers = bufferFloats ?? plan.bufferFloats
+        let planBytes = 4 * buffers.values.reduce(0, +)
         // The padded input and the downloaded output exist as arrays beside the plan buffers
         // (and once more in a device's staging memory).
         let transfers = 2 * 4 * (plan.bufferFloats[.input]! + plan.bufferFloats[plan.output]!)
