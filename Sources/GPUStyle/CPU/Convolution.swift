@@ -76,7 +76,7 @@ struct PackedConvolution {
 
     /// A fused step's band buffer holds about this many bytes (its padded rows for all input
     /// channels), so that it stays in L2 (2 MB per core here) beside the weights and the output
-    /// rows. contract.1 at 1080p, one core (pad and apply fused, /tmp harness, minimum of 4):
+    /// rows. contract.1 at 1080p, one core (a C harness calling gs_conv2d_banded, minimum of 4):
     /// bands of 1 output row (0.77 MB) 262 ms, 2 rows (1.28 MB) 178 ms, 4 rows (2.3 MB) 166 ms;
     /// unfused 411 ms.
     static let bandBufferBytes = 1_536 * 1024
