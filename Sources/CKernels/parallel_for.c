@@ -126,7 +126,7 @@ static void *worker_main(void *argument) {
     return NULL;
 }
 
-static int processor_count(void) {
+int gs_processor_count(void) {
 #ifdef __linux__
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
@@ -136,7 +136,7 @@ static int processor_count(void) {
 }
 
 static void start_pool(void) {
-    int wanted = processor_count() - 1;
+    int wanted = gs_processor_count() - 1;
     if (wanted > max_workers) wanted = max_workers;
     int started = 0;
     for (int i = 0; i < wanted; i++) {

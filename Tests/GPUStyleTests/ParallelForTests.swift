@@ -133,4 +133,21 @@ final class ParallelForTests: XCTestCase {
         let used = processTime() - before
         XCTAssertLessThan(used, 0.03, "the process used \(used) s of processor time in 0.3 s idle")
     }
+
+    /// The kernels use the processors the process may run on, not all the machine's: under
+    /// `taskset -c 0` the CPU path says, and runs, one thread.
+    func testWorkersFollowTheCPUAffinity() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else { throw XCTSkip("no taskset") }
+        let gpustyle = TestProcess.productsDirectory.appendingPathComponent("gpustyle").path
+        let pinned = try TestProcess.run("/usr/bin/taskset", ["-c", "0", gpustyle, "devices"])
+        XCTAssertEqual(pinned.status, 0, pinned.stderr)
+        XCTAssertTrue(String(decoding: pinned.stdout, as: UTF8.self).contains("cpu (1 thread, "),
+                      String(decoding: pinned.stdout, as: UTF8.self))
+        let pinnedTwo = try TestProcess.run("/usr/bin/taskset", ["-c", "0,1", gpustyle, "devices"])
+        if ProcessInfo.processInfo.activeProcessorCount >= 2 {
+            XCTAssertTrue(String(decoding: pinnedTwo.stdout, as: UTF8.self).contains("cpu (2 threads, "),
+                          String(decoding: pinnedTwo.stdout, as: UTF8.self))
+        }
+        XCTAssertEqual(ParallelFor.workers, Int(gs_processor_count()))
+    }
 }

@@ -15,7 +15,11 @@ typedef void (*gs_parallel_body)(void *context, int64_t begin, int64_t end);
 /// [1, the pool's size + 1].
 int gs_parallel_run(int64_t count, int chunks, int threads, gs_parallel_body body, void *context);
 
-/// Workers in the pool (started on the first call that uses them): the processor count - 1.
+/// Processors this process may run on (its CPU affinity, as `taskset` or a container sets it;
+/// else the online count).
+int gs_processor_count(void);
+
+/// Workers in the pool (started on the first call that uses them): gs_processor_count() - 1.
 int gs_parallel_pool_size(void);
 
 /// How long a worker spins for the next job before it sleeps, in nanoseconds (default in

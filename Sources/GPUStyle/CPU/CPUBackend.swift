@@ -30,7 +30,7 @@ public final class CPUBackend: NetworkBackend {
     public var name: String {
         // The graph convolutions have an AVX-512 twin the style network's kernels do not.
         let style = String(cString: gs_cpu_kernel_isa()), graph = String(cString: gs_conv2d_isa())
-        return "cpu (\(ParallelFor.workers) threads, \(style == graph ? style : "\(style); graph convolutions \(graph)"))"
+        return "cpu (\(ParallelFor.workers) thread\(ParallelFor.workers == 1 ? "" : "s"), \(style == graph ? style : "\(style); graph convolutions \(graph)"))"
     }
 
     /// `ProfileReport.winogradMark` for the convolution steps this backend runs with Winograd's

@@ -32,7 +32,10 @@ import Foundation
 ///   for those jobs, but 1.5-1.7 for 20 µs jobs (2 runs). The live pipeline's stages run with
 ///   workerLimit 1 and never ask for the pool.
 enum ParallelFor {
-    static let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// The processors this process may run on: Foundation's activeProcessorCount ignores the CPU
+    /// affinity (`taskset -c 0` still counted 2 here, and the kernels split work for 2 threads
+    /// that one processor ran in turn).
+    static let workers = max(1, Int(gs_processor_count()))
 
     /// At most this many workers for the kernels run inside `withValue` (the live pipeline runs
     /// the network and the detector on one thread each, so that they leave the frame loop a core).

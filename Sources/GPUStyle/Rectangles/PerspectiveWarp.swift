@@ -73,7 +73,7 @@ public enum PerspectiveCorrection {
 public final class CPUPerspectiveWarper: PerspectiveWarper {
     public init() {}
 
-    public var name: String { "cpu (\(ParallelFor.workers) threads)" }
+    public var name: String { "cpu (\(ParallelFor.workers) thread\(ParallelFor.workers == 1 ? "" : "s"))" }
 
     public func warp(_ source: Image, outputToSource: Homography, width: Int, height: Int,
                      originX: Int = 0, originY: Int = 0, interpolation: WarpInterpolation = .bilinear) throws -> Image {
