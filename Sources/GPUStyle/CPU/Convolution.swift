@@ -144,21 +144,20 @@ struct PackedConvolution {
                                    purpose: "for a convolution's band of padded rows")
         }
         if let stats {
-            for c in 0..<out.channels {
-                var total: (count: Double, mean: Double, m2: Double) = (0, 0, 0)
-                for row in 0..<out.height {
-                    let m = moments.baseAddress! + row * momentsStride + 4 * c
-                    let count = m[0]
-                    guard count > 0 else { continue }
-                    // The chunk's mean and squared deviations, merged pairwise (Chan, Golub and LeVeque).
-                    let mean = m[1] + m[2] / count, m2 = max(0, m[3] - m[2] * m[2] / count)
-                    let n = total.count + count, delta = mean - total.mean
-                    total.mean += delta * count / n
-                    total.m2 += m2 + delta * delta * total.count * count / n
-                    total.count = n
+            // Each chunk's mean and squared deviations, merged pairwise as tiles' are.
+            var running = RunningMoments(channels: out.channels)
+            for row in 0..<out.height {
+                let chunk = moments.baseAddress! + row * momentsStride
+                let count = chunk[0]  // the same for every channel of a chunk
+                guard count > 0 else { continue }
+                running.add(pixels: Int(count)) { c in
+                    let m = chunk + 4 * c
+                    return (m[1] + m[2] / count, max(0, m[3] - m[2] * m[2] / count))
                 }
-                InstanceNorm.setAffine(layer: stats.layer, channel: c, mean: total.mean,
-                                       variance: max(0, total.m2 / total.count), parameters: parameters, affine: affine)
+            }
+            for c in 0..<out.channels {
+                InstanceNorm.setAffine(layer: stats.layer, channel: c, mean: running.mean[c],
+                                       variance: max(0, running.m2[c] / running.count), parameters: parameters, affine: affine)
             }
         }
     }

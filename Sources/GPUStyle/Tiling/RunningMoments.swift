@@ -15,9 +15,15 @@ struct RunningMoments {
 
     /// Adds a tile of `pixels` pixels; `moments` holds [mean, M2] per channel.
     mutating func add(_ moments: [Float], pixels: Int) {
+        add(pixels: pixels) { c in (Double(moments[2 * c]), Double(moments[2 * c + 1])) }
+    }
+
+    /// Adds a part of `pixels` pixels whose channel `c` has `moments(c)`, in double (the fused
+    /// convolutions' chunks of rows, `PackedConvolution.runFused`).
+    mutating func add(pixels: Int, _ moments: (Int) -> (mean: Double, m2: Double)) {
         let n = Double(pixels), total = count + n
         for c in mean.indices {
-            let tileMean = Double(moments[2 * c]), tileM2 = Double(moments[2 * c + 1])
+            let (tileMean, tileM2) = moments(c)
             let delta = tileMean - mean[c]
             mean[c] += delta * n / total
             m2[c] += tileM2 + delta * delta * count * n / total

@@ -36,16 +36,11 @@ extension VulkanBackend {
         case .activation, .add, .copy, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad2d:
             try recordGraphStep(step, index: index, constants: constants)
         case .conv2d(let conv): try recordConv2D(conv, index: index)
-        case .fusedConvolution(let fused):
-            // The parts one by one (the CPU backend makes the padded rows band by band instead).
-            for (n, part) in fused.parts.enumerated() {
-                if n > 0 { recorder.barrier() }
-                try record(part, index: index, constants: constants)
-            }
-        case .invertedResidual(let block):
+        case .fusedConvolution, .invertedResidual:
             // The parts one by one, each reading what the one before wrote (the CPU backend's
-            // fused pass keeps the intermediate tensors in cache; here they are in the pool).
-            for (n, part) in block.parts.enumerated() {
+            // fused passes keep the intermediate tensors in cache, or never make them; here they
+            // are in the pool).
+            for (n, part) in step.parts.enumerated() {
                 if n > 0 { recorder.barrier() }
                 try record(part, index: index, constants: constants)
             }
