@@ -18,17 +18,10 @@ struct CandidatePool {
 
     var count: Int { candidates.count }
 
-    /// The most quad candidates one detection considers. Picking is quadratic in the count
-    /// (each pick looks for a candidate enclosing it, `RectangleDetector.outermost`), and a
-    /// scene of many parallel lines forms quads from almost every pair of line pairs: a
-    /// 1280x720 checkerboard with every gate open made tens of thousands and took minutes. The
-    /// committed scenes make at most 3,732 with Vision's defaults, so this bound changes
-    /// nothing for them.
-    static let maximumCandidates = 8_192
 
     /// At most `limit` of `candidates`: those with the highest `bound` (the rank before the
     /// junction term, which can only lower it), ties to the earlier one, kept in their order.
-    static func strongest(_ candidates: [QuadCandidate], limit: Int = maximumCandidates,
+    static func strongest(_ candidates: [QuadCandidate], limit: Int = DetectionParameters.Selection.maximumCandidates,
                           bound: (QuadCandidate) -> Double) -> [QuadCandidate] {
         guard candidates.count > limit else { return candidates }
         let bounds = candidates.map(bound)

@@ -9,14 +9,12 @@ import Foundation
 /// 37 → 41 and 41 → 42 detected, no false positives; the committed set unchanged. Cost: about
 /// 1 ms of the detection's ~9 ms at 640x480 (run on the window groups only).
 enum DetectCompletion {
-    /// How many triples a group may complete (the best covered first).
-    static let maximumTriples = 24
-    static let minimumCoverage = 0.7
+    typealias Parameters = DetectionParameters.Completion
 
     static func run(_ lines: [DetectedLine], map: EdgeMap, options: RectangleDetectionOptions) -> [QuadCandidate] {
         let shortSide = Double(min(map.width, map.height))
-        let minimumSide = max(8, options.minimumSize * shortSide)
-        let minimumCrossing = 90 - options.quadratureTolerance - DetectQuads.maximumOppositeSkew / 2
+        let minimumSide = max(DetectionParameters.Quads.minimumSidePixels, options.minimumSize * shortSide)
+        let minimumCrossing = 90 - options.quadratureTolerance - DetectionParameters.Quads.maximumOppositeSkew / 2
         var triples: [(coverage: Double, a: Int, b: Int, c: Int, tb: Double, tc: Double, sign: Double)] = []
         let n = lines.count
         // Per ordered pair (i, j): the angle between the lines and, where they cross inside the
@@ -30,19 +28,19 @@ enum DetectCompletion {
             }
         }
         for b in 0..<n {
-            for c in (b + 1)..<n where angles[b * n + c] <= DetectQuads.maximumOppositeSkew {
+            for c in (b + 1)..<n where angles[b * n + c] <= DetectionParameters.Quads.maximumOppositeSkew {
                 for a in 0..<n where a != b && a != c {
                     guard angles[a * n + b] >= minimumCrossing, angles[a * n + c] >= minimumCrossing,
                           let ta0 = crossing[a * n + b], let ta1 = crossing[a * n + c], abs(ta1 - ta0) >= minimumSide,
                           let tb = crossing[b * n + a], let tc = crossing[c * n + a] else { continue }
-                    let trim = 0.04 * abs(ta1 - ta0)
+                    let trim = DetectionParameters.Quads.cornerTrim * abs(ta1 - ta0)
                     let coverageA = lines[a].coverage(min(ta0, ta1) + trim, max(ta0, ta1) - trim)
-                    guard coverageA >= minimumCoverage else { continue }
+                    guard coverageA >= Parameters.minimumCoverage else { continue }
                     // b and c must leave a on the same side, each well covered for a minimum side.
                     for sign in [1.0, -1.0] {
-                        let cb = lines[b].coverage(tb + sign * 2, tb + sign * minimumSide)
-                        let cc = lines[c].coverage(tc + sign * 2, tc + sign * minimumSide)
-                        guard cb >= minimumCoverage, cc >= minimumCoverage else { continue }
+                        let cb = lines[b].coverage(tb + sign * Parameters.armGap, tb + sign * minimumSide)
+                        let cc = lines[c].coverage(tc + sign * Parameters.armGap, tc + sign * minimumSide)
+                        guard cb >= Parameters.minimumCoverage, cc >= Parameters.minimumCoverage else { continue }
                         let qb = lines[b].point(at: tb + sign * minimumSide), qc = lines[c].point(at: tc + sign * minimumSide)
                         guard side(of: qb, line: lines[a]) * side(of: qc, line: lines[a]) > 0 else { continue }
                         triples.append((coverageA + cb + cc, a, b, c, tb, tc, sign))
@@ -53,7 +51,7 @@ enum DetectCompletion {
         triples.sort { $0.coverage > $1.coverage }
         var found: [QuadCandidate] = []
         var extended = lines
-        for t in triples.prefix(maximumTriples) {
+        for t in triples.prefix(Parameters.maximumTriples) {
             let endB = supportEnd(lines[t.b], from: t.tb, sign: t.sign, minimum: minimumSide)
             let endC = supportEnd(lines[t.c], from: t.tc, sign: t.sign, minimum: minimumSide)
             let pb = lines[t.b].point(at: endB), pc = lines[t.c].point(at: endC)
@@ -73,11 +71,11 @@ enum DetectCompletion {
     }
 
     /// Where the support of `line`, followed from parameter t0 in direction `sign`, ends: the
-    /// last covered step before a gap of more than 12 px (at least `minimum` along).
+    /// last covered step before a gap of more than `Parameters.maximumGap` px (at least `minimum` along).
     static func supportEnd(_ line: DetectedLine, from t0: Double, sign: Double, minimum: Double) -> Double {
         var t = t0 + sign * minimum, last = t
         var gap = 0
-        while gap <= 12 {
+        while gap <= Parameters.maximumGap {
             let covered = line.coverage(t - 0.5, t + 0.5) > 0
             if covered { last = t; gap = 0 } else { gap += 1 }
             t += sign
@@ -87,7 +85,8 @@ enum DetectCompletion {
     }
 
     static func inside(_ p: Point, _ map: EdgeMap) -> Bool {
-        p.x >= -2 && p.y >= -2 && p.x <= Double(map.width + 1) && p.y <= Double(map.height + 1)
+        let margin = DetectionParameters.Quads.borderMargin
+        return p.x >= -margin && p.y >= -margin && p.x <= Double(map.width - 1) + margin && p.y <= Double(map.height - 1) + margin
     }
 
     static func side(of p: Point, line: DetectedLine) -> Double {

@@ -5,8 +5,7 @@ import Foundation
 /// picture's side runs on past the content line), and a quad closed by a background line has
 /// that line running on past its corners.
 enum DetectJunctions {
-    /// Length of each stretch probed past a corner, as a share of the side.
-    static let reachShare = 0.15
+    typealias Parameters = DetectionParameters.Junctions
 
     /// Mean share of edge support on the eight stretches just past the corners, along each side's
     /// line (0: every corner an L, 1: every side runs on).
@@ -18,10 +17,9 @@ enum DetectJunctions {
             let length = a.distance(to: b)
             guard length > 1 else { continue }
             let d = (b - a) * (1 / length)
-            let reach = max(6, reachShare * length)
+            let reach = max(Parameters.minimumReach, Parameters.reachShare * length)
             for (from, direction) in [(b, d), (a, d * -1)] {
-                // Start 2 px past the corner: the other side's own edge pixels sit at the corner.
-                let p0 = from + direction * 2, p1 = from + direction * (2 + reach)
+                let p0 = from + direction * Parameters.gap, p1 = from + direction * (Parameters.gap + reach)
                 total += map.sideCoverage(from: p0, to: p1, minimum: 0)
             }
         }

@@ -94,13 +94,7 @@ struct LineMoments {
 /// votes count contrast, segments count continuity. Lines shared by several groups are fitted
 /// and measured once.
 enum DetectLines {
-    /// 2° bins: the refit (`refine`) makes lines exact, the bins only need to separate them.
-    static let thetaBins = 90
-    /// Gradient directions of weak or slightly blurred edges scatter by several degrees, so a
-    /// pixel votes for ±3 bins (±6°); with ±2° a 100-px side collected about a fifth of its pixels.
-    static let voteSpread = 3
-    static let globalLines = 40
-    static let windowLines = 20
+    typealias Parameters = DetectionParameters.Lines
 
     /// The pixels that vote: a window of the edge map.
     struct Region {
@@ -117,7 +111,7 @@ enum DetectLines {
     }
 
     /// Lines taken from group k (0: the whole image, then the windows).
-    static func quota(_ k: Int) -> Int { k == 0 ? globalLines : windowLines }
+    static func quota(_ k: Int) -> Int { k == 0 ? Parameters.globalLines : Parameters.windowLines }
 
     struct Groups {
         var lines: [DetectedLine] = []
@@ -181,7 +175,7 @@ enum DetectLines {
     }
 
     static func line(of peak: Peak) -> DetectedLine {
-        DetectedLine(theta: Double(peak.theta) * .pi / Double(thetaBins), rho: Double(peak.rho), votes: Int(peak.votes))
+        DetectedLine(theta: Double(peak.theta) * .pi / Double(Parameters.thetaBins), rho: Double(peak.rho), votes: Int(peak.votes))
     }
 
     /// The whole map, then 3 x 3 half-size windows overlapping by half.
@@ -227,9 +221,9 @@ enum DetectLines {
         // ρ relative to the region's corner keeps the accumulator as small as the region.
         let diagonal = Int((Double(rw * rw + rh * rh)).squareRoot()) + 2
         let rhoBins = 2 * diagonal + 1
-        let cosines = (0..<thetaBins).map { Float(cos(Double($0) * .pi / Double(thetaBins))) }
-        let sines = (0..<thetaBins).map { Float(sin(Double($0) * .pi / Double(thetaBins))) }
-        var counts = [Int32](repeating: 0, count: thetaBins * rhoBins)
+        let cosines = (0..<Parameters.thetaBins).map { Float(cos(Double($0) * .pi / Double(Parameters.thetaBins))) }
+        let sines = (0..<Parameters.thetaBins).map { Float(sin(Double($0) * .pi / Double(Parameters.thetaBins))) }
+        var counts = [Int32](repeating: 0, count: Parameters.thetaBins * rhoBins)
         counts.withUnsafeMutableBufferPointer { acc in
             for y in region.y {
                 for x in region.x {
@@ -237,33 +231,33 @@ enum DetectLines {
                     guard map.edges[i] >= map.strongThreshold, map.edges[i] > 0 else { continue }
                     var angle = atan2f(map.gy[i], map.gx[i])
                     if angle < 0 { angle += .pi }
-                    let center = nearestInt(angle * Float(thetaBins) / .pi)
+                    let center = nearestInt(angle * Float(Parameters.thetaBins) / .pi)
                     let fx = Float(x - x0), fy = Float(y - y0)
-                    for d in -voteSpread...voteSpread {
+                    for d in -Parameters.voteSpread...Parameters.voteSpread {
                         var t = center + d
-                        if t < 0 { t += thetaBins } else if t >= thetaBins { t -= thetaBins }
+                        if t < 0 { t += Parameters.thetaBins } else if t >= Parameters.thetaBins { t -= Parameters.thetaBins }
                         let rho = nearestInt(fx * cosines[t] + fy * sines[t]) + diagonal
                         acc[t * rhoBins + rho] += 1
                     }
                 }
             }
         }
-        var smoothed = [Int32](repeating: 0, count: thetaBins * rhoBins)
-        for t in 0..<thetaBins {
+        var smoothed = [Int32](repeating: 0, count: Parameters.thetaBins * rhoBins)
+        for t in 0..<Parameters.thetaBins {
             let row = t * rhoBins
             for r in 1..<(rhoBins - 1) { smoothed[row + r] = counts[row + r - 1] + counts[row + r] + counts[row + r + 1] }
         }
         var found: [Peak] = []
         let threshold = Int32(minimumVotes)
-        for t in 0..<thetaBins {
+        for t in 0..<Parameters.thetaBins {
             for r in 0..<rhoBins {
                 let v = smoothed[t * rhoBins + r]
                 guard v >= threshold else { continue }
                 var isPeak = true
                 search: for dt in -1...1 {
-                    let tt = (t + dt + thetaBins) % thetaBins
+                    let tt = (t + dt + Parameters.thetaBins) % Parameters.thetaBins
                     // Across θ = 0/180° the same line has the opposite ρ.
-                    let wraps = t + dt < 0 || t + dt >= thetaBins
+                    let wraps = t + dt < 0 || t + dt >= Parameters.thetaBins
                     for dr in -2...2 where dt != 0 || dr != 0 {
                         let rr = wraps ? 2 * diagonal - (r + dr) : r + dr
                         guard rr >= 0 && rr < rhoBins else { continue }
@@ -272,7 +266,7 @@ enum DetectLines {
                     }
                 }
                 guard isPeak else { continue }
-                let theta = Double(t) * .pi / Double(thetaBins)
+                let theta = Double(t) * .pi / Double(Parameters.thetaBins)
                 let rho = Double(r - diagonal) + Double(x0) * cos(theta) + Double(y0) * sin(theta)
                 found.append(Peak(votes: v, theta: t, rho: Int(rho.rounded())))
             }
@@ -342,15 +336,11 @@ enum DetectLines {
 }
 
 extension DetectLines {
-    /// Lines in the segment group. Measured on scenes the detector was not tuned on (two
-    /// generator seeds, 60 pictures each): the group added 45 -> 47 and 49 -> 51 found; 20, 30
-    /// and 40 lines alike; per-window segment groups like the Hough ones added nothing.
-    static let segmentGroupLines = 20
 
     /// One more group: the lines of the longest segments (`DetectSegments`).
     static func addSegmentGroup(_ groups: inout Groups) {
         var members: [Int] = []
-        for segment in groups.segments.prefix(segmentGroupLines) {
+        for segment in groups.segments.prefix(Parameters.segmentGroupLines) {
             let index = groups.index(of: segment.line)
             if !members.contains(index) { members.append(index) }
         }

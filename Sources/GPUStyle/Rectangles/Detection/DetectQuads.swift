@@ -15,34 +15,27 @@ struct QuadCandidate {
 /// Quad hypotheses from pairs of line pairs, filtered by Vision's geometric parameters and
 /// scored by how much of each side is backed by image edges.
 enum DetectQuads {
-    /// Opposite sides of a rectangle seen in perspective are not parallel; this is how far apart
-    /// (in degrees) their directions may be.
-    static let maximumOppositeSkew = 40.0
-    /// A side needs at least this share of its length on edges; all sides together more. 0.45
-    /// found 5 more of the 360 pictures on six held-out seeds, then none more on two seeds made
-    /// afterwards, where it let a brick wall's mortar lines through as a quad (a false positive).
-    static let minimumSideCoverage = 0.55
-    static let minimumMeanCoverage = 0.7
+    typealias Parameters = DetectionParameters.Quads
 
     static func run(_ lines: [DetectedLine], map: EdgeMap, options: RectangleDetectionOptions) -> [QuadCandidate] {
         let shortSide = Double(min(map.width, map.height))
-        let minimumSide = max(8, options.minimumSize * shortSide)
+        let minimumSide = max(Parameters.minimumSidePixels, options.minimumSize * shortSide)
         let n = lines.count
         var angles = [Double](repeating: 0, count: n * n)
         for i in 0..<n { for j in 0..<n { angles[i * n + j] = angleBetween(lines[i], lines[j]) } }
         var pairs: [(Int, Int)] = []
         for i in 0..<n {
-            for j in (i + 1)..<n where angles[i * n + j] <= maximumOppositeSkew {
+            for j in (i + 1)..<n where angles[i * n + j] <= Parameters.maximumOppositeSkew {
                 // Opposite sides must be at least the minimum size apart (measured at line i's
                 // foot point, which is where the skew matters least).
                 let foot = lines[i].point(at: 0)
                 let gap = abs(foot.x * lines[j].cosTheta + foot.y * lines[j].sinTheta - lines[j].rho)
-                if gap >= 0.8 * minimumSide { pairs.append((i, j)) }
+                if gap >= Parameters.minimumPairGap * minimumSide { pairs.append((i, j)) }
             }
         }
         // Sides of neighbouring corners meet at 90° ± the tolerance; perspective spreads each
         // pair of opposite sides by up to the skew.
-        let minimumCrossing = 90 - options.quadratureTolerance - maximumOppositeSkew / 2
+        let minimumCrossing = 90 - options.quadratureTolerance - Parameters.maximumOppositeSkew / 2
         // Each worker collects its own candidates; merged in pair order so results are deterministic.
         let workers = max(1, min(ParallelFor.workers, pairs.count))
         var perWorker = [[QuadCandidate]](repeating: [], count: workers)
@@ -78,7 +71,7 @@ enum DetectQuads {
         // Walk a∩c → a∩d → b∩d → b∩c: sides a, d, b, c.
         guard let p0 = lines[a].intersection(lines[c]), let p1 = lines[a].intersection(lines[d]),
               let p2 = lines[b].intersection(lines[d]), let p3 = lines[b].intersection(lines[c]) else { return nil }
-        let margin = 2.0
+        let margin = Parameters.borderMargin
         for p in [p0, p1, p2, p3] {
             guard p.x >= -margin, p.y >= -margin, p.x <= Double(map.width - 1) + margin, p.y <= Double(map.height - 1) + margin
             else { return nil }
@@ -98,12 +91,12 @@ enum DetectQuads {
         for i in 0..<4 {
             let line = lines[sideLines[i]]
             let t0 = line.parameter(of: corners[i]), t1 = line.parameter(of: corners[(i + 1) % 4])
-            let trim = 0.04 * abs(t1 - t0)
+            let trim = Parameters.cornerTrim * abs(t1 - t0)
             let cov = line.coverage(min(t0, t1) + trim, max(t0, t1) - trim)
-            guard cov >= minimumSideCoverage else { return nil }
+            guard cov >= Parameters.minimumSideCoverage else { return nil }
             coverage.append(cov)
         }
-        guard coverage.reduce(0, +) / 4 >= minimumMeanCoverage else { return nil }
+        guard coverage.reduce(0, +) / 4 >= Parameters.minimumMeanCoverage else { return nil }
         let quad = Quad(corners: corners)
         return QuadCandidate(quad: quad, lines: sideLines, coverage: coverage)
     }

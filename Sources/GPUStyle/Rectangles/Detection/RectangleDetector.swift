@@ -56,7 +56,8 @@ public final class RectangleDetector {
         guard image.width >= 16, image.height >= 16 else { return ([], nil) }
         let map = try edgeStage.run(image)
         let shortSide = Double(min(map.width, map.height))
-        let minimumVotes = max(10, Int(0.3 * max(8, options.minimumSize * shortSide)))
+        let minimumVotes = max(DetectionParameters.Lines.minimumVotes,
+                               Int(DetectionParameters.Lines.votesPerSide * max(DetectionParameters.Quads.minimumSidePixels, options.minimumSize * shortSide)))
         let groups = DetectLines.groups(map, minimumVotes: minimumVotes)
         let groupLines = groups.members.map { members in members.map { groups.lines[$0] } }
         // Completion runs on the windows' groups only: it costs the cube of a group's line
@@ -72,7 +73,7 @@ public final class RectangleDetector {
         let candidates = CandidatePool.strongest(formed, bound: bound)
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide, map: map)
         let trace = tracing ? DetectionTrace(map: map, groups: groups, candidates: candidates, picks: chosen) : nil
-        let radius = max(2.5, 1.5 * Double(map.scale))
+        let radius = max(DetectionParameters.Refine.minimumSearchRadius, DetectionParameters.Refine.searchRadiusPerScale * Double(map.scale))
         let refined: [RectangleObservation] = chosen.map { candidate in
             let outlined = DetectBands.pushOut(candidate, map: map, options: options, image: image)
             let framed = DetectFrames.grow(outlined, map: map, options: options)
@@ -86,7 +87,7 @@ public final class RectangleDetector {
             return RectangleObservation(quad: quad, confidence: confidence)
         }
         // Different picks often grow and refine into the same outline; report it once.
-        let tolerance = 0.05 * Double(min(image.width, image.height))
+        let tolerance = Selection.duplicateShare * Double(min(image.width, image.height))
         var distinct: [RectangleObservation] = []
         for observation in refined where !distinct.contains(where: { $0.quad.isNear(observation.quad, within: tolerance) }) {
             distinct.append(observation)
@@ -94,11 +95,9 @@ public final class RectangleDetector {
         return (distinct, trace)
     }
 
-    /// The most picks refined into observations, `maximumObservations` 0 ("all") included.
-    /// Refining costs milliseconds a pick; the committed scenes give at most 65 picks with every
-    /// observation asked for, a 1280x720 checkerboard with every gate open thousands (45 s of
-    /// refinement). Scenes with fewer picks get exactly the picks they got without the bound.
-    public static let maximumPicks = 256
+    /// The most picks refined into observations (`DetectionParameters.Selection.maximumPicks`).
+    public static let maximumPicks = Selection.maximumPicks
+    typealias Selection = DetectionParameters.Selection
 
     /// Best candidates first; among nearly equal scores the larger quad wins (a picture's frame
     /// over the picture inside it), each pick moves out to a well-supported quad enclosing it
@@ -114,7 +113,7 @@ public final class RectangleDetector {
         var measuredCount = 0
         let picks = limit == 0 ? Self.maximumPicks : min(limit, Self.maximumPicks)
         while true {
-            let next = limit == 0 ? byBound.count : min(byBound.count, max(64, 2 * measuredCount))
+            let next = limit == 0 ? byBound.count : min(byBound.count, max(Selection.firstBatch, 2 * measuredCount))
             pool.measure(Array(byBound[measuredCount..<next]))
             measuredCount = next
             let ceiling = measuredCount < byBound.count ? bounds[byBound[measuredCount]] : -Double.infinity
@@ -124,7 +123,7 @@ public final class RectangleDetector {
             for k in ranked {
                 if chosen.count >= picks { break }
                 let candidate = outermost(pool.candidates[k], among: &pool)
-                if !chosen.contains(where: { $0.quad.isNear(candidate.quad, within: 0.05 * shortSide) }) { chosen.append(candidate) }
+                if !chosen.contains(where: { $0.quad.isNear(candidate.quad, within: Selection.duplicateShare * shortSide) }) { chosen.append(candidate) }
             }
             if chosen.count >= picks || measuredCount == byBound.count {
                 return chosen.sorted { $0.score > $1.score }
@@ -135,23 +134,24 @@ public final class RectangleDetector {
     /// The picture inside a light matte has crisp edges and the matte's outline against a light
     /// wall faint ones, so the photo can outrank the outline. A quad that encloses the pick, at
     /// most twice its area, and is itself well supported (score ≥ 0.92 and at most 0.08 below
-    /// the pick's) is taken as the outline instead; repeated for a matte inside a frame.
-    /// Measured on scenes the detector was not tuned on (two more generator seeds, 60 pictures
-    /// each): 34 → 37 and 39 → 41 detected, no false positives; the committed set unchanged.
-    /// The enclosing quad's sides must not run on past its corners much more than the pick's
+    /// the pick's) is taken as the outline instead; repeated for a matte inside a frame
+    /// (`DetectionParameters.Selection`: the thresholds and what they measured). The enclosing
+    /// quad's sides must not run on past its corners much more than the pick's
     /// (`DetectJunctions`): a frame's side moved out to a mortar line of the brick wall around
-    /// it is well supported too, but runs on (held out 46 → 47, committed 35 → 36). Of several,
-    /// the best supported wins; on equal support, the higher ranked.
+    /// it is well supported too, but runs on. Of several, the best supported wins; on equal
+    /// support, the higher ranked.
     func outermost(_ candidate: QuadCandidate, among pool: inout CandidatePool) -> QuadCandidate {
         var current = candidate
-        for _ in 0..<4 {
+        for _ in 0..<Selection.outlineSteps {
             let area = current.quad.area
             var enclosing: [Int] = []
             for k in 0..<pool.count {
                 let other = pool.candidates[k]
-                guard other.score >= max(0.92, current.score - 0.08), other.quad.area > 1.03 * area, other.quad.area <= 2 * area,
-                      current.quad.corners.allSatisfy({ other.quad.contains($0, tolerance: 0.5) }) else { continue }
-                if pool.measured(k).overshoot <= current.overshoot + 0.1 { enclosing.append(k) }
+                guard other.score >= max(Selection.outlineScore, current.score - Selection.outlineScoreDrop),
+                      other.quad.area > Selection.outlineMinimumGrowth * area, other.quad.area <= Selection.outlineMaximumGrowth * area,
+                      current.quad.corners.allSatisfy({ other.quad.contains($0, tolerance: Selection.outlineContainment) })
+                else { continue }
+                if pool.measured(k).overshoot <= current.overshoot + Selection.outlineOvershootSlack { enclosing.append(k) }
             }
             // max(by:) keeps the first of equals: the higher ranked.
             guard let best = inRankOrder(enclosing, of: pool.candidates).max(by: { pool.candidates[$0].score < pool.candidates[$1].score })
@@ -164,10 +164,8 @@ public final class RectangleDetector {
     /// Edge score, nudged by size so that of two quads supported almost equally well, the outer
     /// one ranks first, and lowered where the sides run on past the corners (`DetectJunctions`):
     /// a rectangle cut out of the picture by its content, or closed by a background line.
-    /// Measured on scenes the detector was not tuned on (two generator seeds, 60 pictures each):
-    /// 43 -> 44 and 43 -> 45 found with weight 0.4 (0.1-0.8 alike, 1.5 worse), nothing lost.
     func rank(_ c: QuadCandidate) -> Double {
-        bound(c) - 0.4 * c.overshoot
+        bound(c) - Selection.overshootWeight * c.overshoot
     }
 
     /// The given candidates' indices, highest `rank` first, ties in index order (the candidates'
@@ -179,6 +177,6 @@ public final class RectangleDetector {
 
     /// The rank before the junction term, which can only lower it.
     func bound(_ c: QuadCandidate) -> Double {
-        c.score + 0.05 * log(max(c.quad.area, 1))
+        c.score + Selection.sizeWeight * log(max(c.quad.area, 1))
     }
 }
