@@ -2,7 +2,7 @@
 """Score a rectangle detector on a folder of scenes with known ground truth.
 
     python3 tools/evaluate_rectangles.py [SCENES_DIR] [--gpustyle .build/release/gpustyle]
-        [--args "..."] [--cmd "TEMPLATE"] [--tolerance 10] [--timeout 60] [--only TAG]
+        [--args "..."] [--multi-args "..."] [--cmd "TEMPLATE"] [--tolerance 10] [--timeout 60] [--only TAG]
         [--json] [--verbose]
 
 SCENES_DIR defaults to Tests/GPUStyleTests/Fixtures/rectangles and must hold scenes.json as
