@@ -2,7 +2,7 @@
 """Score a rectangle detector on a folder of scenes with known ground truth.
 
     python3 tools/evaluate_rectangles.py [SCENES_DIR] [--gpustyle .build/release/gpustyle]
-        [--args "..."] [--cmd "TEMPLATE"] [--tolerance 10] [--timeout 60] [--only TAG]
+        [--args "..."] [--multi-args "..."] [--cmd "TEMPLATE"] [--tolerance 10] [--timeout 60] [--only TAG]
         [--json] [--verbose]
 
 SCENES_DIR defaults to Tests/GPUStyleTests/Fixtures/rectangles and must hold scenes.json as
@@ -27,7 +27,8 @@ command template with {image} replaced by the image path (e.g. --cmd "python3 my
                                    "bottomRight": [x, y], "bottomLeft": [x, y]},
                        "normalized": {...}, "confidence": c, "boundingBox": [x, y, w, h]}, ...]}
 and exit 0, or exit 1 with an empty list (gpustyle's "no rectangle found"). Only the first
-observation is scored; an empty list means "no rectangle". An optional top-level "milliseconds"
+observation is scored, except on scenes with several truths (below); an empty list means "no
+rectangle". An optional top-level "milliseconds"
 (the detector's own timing) is reported too. Another exit code, a timeout, or output that is not
 such JSON counts as an error for that scene (scored as no detection, and listed); if the
 detector cannot be started at all, or every scene errors, the evaluator stops with exit code 2.
@@ -44,6 +45,17 @@ Scoring
 * Corner error: distance per corner, over the detected positives: mean, 95th percentile (of the
   per-corner distances) and max. The mean over all positives that returned something (including
   wrong ones) is printed too, for information.
+* Scenes with several truths (an entry with "quads": [[[x, y] x4], ...], e.g. the sticky_notes
+  kind of make_rectangle_scenes.py; "quad" is then just the largest) are run with --multi-args
+  added after --args (default "--maximum-observations 0 --minimum-size 0.05": every observation,
+  and notes of 8-20 % of the shorter side are below Vision's default minimum size 0.2; pass
+  --multi-args "" to run them like the others; with --cmd the command itself must print them
+  all). Each truth counts as one positive, named FILE#k: truths and observations are paired one
+  to one, closest first (sum of the matched corner distances), and a truth is detected when its
+  pair's four corners are within --tolerance. Observations in no detected pair are extra
+  observations (false detections on a positive scene): reported per tag and in the summary
+  ("extra_observations"), not in the false-positive rate, which stays per negative scene.
+  Entries without "quads" are scored exactly as before.
 * Targets (printed as PASS/FAIL): detection rate >= 95 %, false-positive rate <= 5 %,
   mean corner error <= 1.5 px. Exit code 0 when all pass, 1 when one fails, 2 when the
   detector could not be run or errored on any scene (the report is still printed then).
@@ -52,7 +64,9 @@ Scoring
 
 --json prints one JSON object instead of the table: {"summary": {...}, "targets": {...},
 "tags": {tag: {...}}, "scenes": [{"file", "kind", "status", "corner_errors", "rotation",
-"reversed", "ms", "detector_ms", "error"}]} where status is one of detected, wrong, missed,
+"reversed", "ms", "detector_ms", "error"}]} (a several-truth scene gives one "scenes" item per
+truth, file "NNN.jpg#k" plus "scene": "NNN.jpg"; its first carries "extra_observations" and the
+time) where status is one of detected, wrong, missed,
 false_positive, true_negative, error; "rotation" r means the detection's corner (k + r) % 4 was
 matched to the truth's corner k.
 """
@@ -69,6 +83,9 @@ import time
 CORNER_KEYS = ["topLeft", "topRight", "bottomRight", "bottomLeft"]
 TARGETS = {"detection_rate": (">=", 0.95), "false_positive_rate": ("<=", 0.05),
            "mean_corner_error_px": ("<=", 1.5)}
+# Several-truth scenes (sticky notes, 8-20 % of the shorter side) need every observation and a
+# minimum size below Vision's default 0.2.
+MULTI_ARGS = "--maximum-observations 0 --minimum-size 0.05"
 DEFAULT_SCENES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "GPUStyleTests",
                               "Fixtures", "rectangles")
 
@@ -80,6 +97,13 @@ class DetectorError(Exception):
 def parse_output(text):
     """Returns (first observation's corners [[x, y] x4] (TL, TR, BR, BL) or None, (W, H), the
     detector's own "milliseconds" field or None)."""
+    found, size, own_ms = parse_observations(text)
+    return (found[0] if found else None), size, own_ms
+
+
+def parse_observations(text):
+    """Returns (every observation's corners, a list of [[x, y] x4] (TL, TR, BR, BL) in the
+    detector's order; (W, H); the detector's own "milliseconds" field or None)."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
@@ -88,16 +112,16 @@ def parse_output(text):
         raise DetectorError(f"no 'observations' list in output: {text[:200]!r}")
     size = (doc.get("width"), doc.get("height"))
     own_ms = doc.get("milliseconds") if isinstance(doc.get("milliseconds"), (int, float)) else None
-    if not doc["observations"]:
-        return None, size, own_ms
-    obs = doc["observations"][0]
-    try:
-        corners = [[float(obs["corners"][k][0]), float(obs["corners"][k][1])] for k in CORNER_KEYS]
-    except (KeyError, TypeError, IndexError, ValueError) as e:
-        raise DetectorError(f"first observation has no pixel 'corners' {CORNER_KEYS}: {e!r}")
-    if not all(math.isfinite(v) for c in corners for v in c):
-        raise DetectorError(f"non-finite corner in {corners}")
-    return corners, size, own_ms
+    found = []
+    for n, obs in enumerate(doc["observations"]):
+        try:
+            corners = [[float(obs["corners"][k][0]), float(obs["corners"][k][1])] for k in CORNER_KEYS]
+        except (KeyError, TypeError, IndexError, ValueError) as e:
+            raise DetectorError(f"observation {n} has no pixel 'corners' {CORNER_KEYS}: {e!r}")
+        if not all(math.isfinite(v) for c in corners for v in c):
+            raise DetectorError(f"non-finite corner in {corners}")
+        found.append(corners)
+    return found, size, own_ms
 
 
 def match(det, truth):
@@ -127,8 +151,46 @@ def mean(values):
     return sum(values) / len(values) if values else None
 
 
+def is_multi(entry):
+    """A scene with several truths ("quads", e.g. sticky notes)."""
+    return entry["kind"] == "positive" and isinstance(entry.get("quads"), list)
+
+
+def score_multi(entry, observations, tol):
+    """One result per truth of a "quads" scene. Truths and observations are paired one to one,
+    closest pairs (by the sum of the matched corner distances) first; a truth is detected when its
+    pair's four corners are within tol. Observations in no detected pair are counted in the first
+    result's "extra_observations" (false detections on a positive scene)."""
+    truths = entry["quads"]
+    pairs = []
+    for ti, t in enumerate(truths):
+        for oi, o in enumerate(observations):
+            errs, rot, rev = match(o, t)
+            pairs.append((sum(errs), ti, oi, errs, rot, rev))
+    pairs.sort(key=lambda p: (p[0], p[1], p[2]))
+    best, used = {}, set()
+    for p in pairs:
+        if p[1] not in best and p[2] not in used:
+            best[p[1]] = p
+            used.add(p[2])
+    results, hits = [], 0
+    for ti in range(len(truths)):
+        r = {"file": f"{entry['file']}#{ti}", "scene": entry["file"], "kind": "positive",
+             "tags": entry.get("tags", []), "corner_errors": None, "rotation": None, "reversed": None}
+        if ti not in best:
+            r["status"] = "missed"
+        else:
+            _, _, _, errs, rot, rev = best[ti]
+            r.update(corner_errors=[round(e, 4) for e in errs], rotation=rot, reversed=rev)
+            r["status"] = "detected" if max(errs) <= tol else "wrong"
+            hits += r["status"] == "detected"
+        results.append(r)
+    results[0]["extra_observations"] = len(observations) - hits
+    return results
+
+
 def score_scene(entry, corners, tol):
-    """Scene result dict (without timing/error) for detected corners or None."""
+    """Scene result dict (without timing/error) for the first observation's corners or None."""
     r = {"file": entry["file"], "kind": entry["kind"], "tags": entry.get("tags", []),
          "corner_errors": None, "rotation": None, "reversed": None}
     if entry["kind"] == "negative" or entry.get("quad") is None:
@@ -150,6 +212,7 @@ def summarize(results):
     errs = [e for r in det for e in r["corner_errors"]]
     any_errs = [e for r in pos if r["corner_errors"] for e in r["corner_errors"]]
     fp = [r for r in neg if r["status"] == "false_positive"]
+    multi = [r for r in pos if r.get("scene")]
     times = [r["ms"] for r in results if r.get("ms") is not None]
     own = [r["detector_ms"] for r in results if r.get("detector_ms") is not None]
     s = {
@@ -157,6 +220,8 @@ def summarize(results):
         "detected": len(det), "wrong": sum(r["status"] == "wrong" for r in pos),
         "missed": sum(r["status"] == "missed" for r in pos),
         "false_positives": len(fp), "errors": sum(r["status"] == "error" for r in results),
+        "multi_truths": len(multi), "multi_scenes": len({r["scene"] for r in multi}),
+        "extra_observations": sum(r.get("extra_observations") or 0 for r in multi),
         "detection_rate": len(det) / len(pos) if pos else None,
         "false_positive_rate": len(fp) / len(neg) if neg else None,
         "mean_corner_error_px": mean(errs), "p95_corner_error_px": percentile(errs, 95),
@@ -183,10 +248,11 @@ def check_targets(s):
     return out
 
 
-def build_command(args, image):
+def build_command(args, image, multi=False):
     if args.cmd:
         return [a.replace("{image}", image) for a in shlex.split(args.cmd)]
-    return [args.gpustyle, "detect", "--json", *shlex.split(args.args or ""), image]
+    extra = shlex.split(args.multi_args or "") if multi else []
+    return [args.gpustyle, "detect", "--json", *shlex.split(args.args or ""), *extra, image]
 
 
 def run_detector(cmd, timeout):
@@ -227,6 +293,9 @@ def print_report(summary, targets, tags, results, tol, verbose, out=sys.stdout):
         w("\n")
     w(f"positives {s['positives']}: detected {s['detected']}, wrong corners {s['wrong']}, missed {s['missed']}"
       f"  (tolerance {tol:g} px)\n")
+    if s["multi_truths"]:
+        w(f"  of which {s['multi_truths']} truths in {s['multi_scenes']} several-truth scenes (\"quads\"), with "
+          f"{s['extra_observations']} extra observation(s) matching no truth (false detections)\n")
     w(f"negatives {s['negatives']}: false positives {s['false_positives']}\n")
     if s["errors"]:
         w(f"detector errors: {s['errors']} (see --verbose)\n")
@@ -241,13 +310,13 @@ def print_report(summary, targets, tags, results, tol, verbose, out=sys.stdout):
         w(f"; detector's own \"milliseconds\" median {fmt(s['median_detector_ms'], '.1f')} ms,"
           f" max {fmt(s['max_detector_ms'], '.1f')} ms")
     w("\n\n")
-    w(f"{'tag':14s} {'pos':>4s} {'det':>4s} {'rate':>6s} {'neg':>4s} {'FP':>3s} {'mean err':>9s} {'p95 err':>8s}"
-      f" {'orient':>6s} {'errors':>6s}\n")
+    w(f"{'tag':18s} {'pos':>4s} {'det':>4s} {'rate':>6s} {'neg':>4s} {'FP':>3s} {'mean err':>9s} {'p95 err':>8s}"
+      f" {'orient':>6s} {'errors':>6s} {'extra':>5s}\n")
     for tag, t in sorted(tags.items()):
         rate = fmt(t["detection_rate"] * 100, '.0f') + "%" if t["detection_rate"] is not None else "-"
-        w(f"{tag:14s} {t['positives']:4d} {t['detected']:4d} {rate:>6s} {t['negatives']:4d} {t['false_positives']:3d} "
+        w(f"{tag:18s} {t['positives']:4d} {t['detected']:4d} {rate:>6s} {t['negatives']:4d} {t['false_positives']:3d} "
           f"{fmt(t['mean_corner_error_px'], '.3f'):>9s} {fmt(t['p95_corner_error_px'], '.3f'):>8s}"
-          f" {t['wrong_orientation']:6d} {t['errors']:6d}\n")
+          f" {t['wrong_orientation']:6d} {t['errors']:6d} {t['extra_observations']:5d}\n")
     w("\n")
     names = {"detection_rate": "detection rate", "false_positive_rate": "false-positive rate",
              "mean_corner_error_px": "mean corner error"}
@@ -266,6 +335,8 @@ def main(argv=None):
     ap.add_argument("scenes", nargs="?", default=DEFAULT_SCENES, help="folder with scenes.json (default: the fixtures)")
     ap.add_argument("--gpustyle", default=".build/release/gpustyle", help="detector binary")
     ap.add_argument("--args", default="", help="extra arguments before the image, e.g. \"--min-size 0.2\"")
+    ap.add_argument("--multi-args", default=MULTI_ARGS,
+                    help=f"added after --args for scenes with several truths (\"quads\"); default \"{MULTI_ARGS}\"")
     ap.add_argument("--cmd", help="command template instead of gpustyle, with {image}")
     ap.add_argument("--tolerance", type=float, default=10.0, help="max corner distance (px) for a detection")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per image")
@@ -297,11 +368,16 @@ def main(argv=None):
     results = []
     for entry in manifest:
         image = os.path.join(args.scenes, entry["file"])
-        cmd = build_command(args, image)
+        multi = is_multi(entry)
+        cmd = build_command(args, image, multi)
         try:
             stdout, ms = run_detector(cmd, args.timeout)
-            corners, size, own_ms = parse_output(stdout)
-            r = score_scene(entry, corners, args.tolerance)
+            observations, size, own_ms = parse_observations(stdout)
+            if multi:
+                scored = score_multi(entry, observations, args.tolerance)
+            else:
+                scored = [score_scene(entry, observations[0] if observations else None, args.tolerance)]
+            r = scored[0]  # the scene's time goes on its first result only
             r["ms"] = round(ms, 2)
             r["detector_ms"] = None if own_ms is None else round(own_ms, 3)
             W, H = entry.get("width"), entry.get("height")
@@ -312,11 +388,15 @@ def main(argv=None):
             print(f"error: cannot start detector {cmd[0]!r}: {e}", file=sys.stderr)
             return 2
         except (DetectorError, OSError) as e:
-            r = {"file": entry["file"], "kind": entry["kind"], "tags": entry.get("tags", []),
-                 "status": "error", "corner_errors": None, "rotation": None, "reversed": None,
-                 "ms": None, "error": str(e)}
+            n = len(entry["quads"]) if multi else 1
+            scored = [{"file": f"{entry['file']}#{k}" if multi else entry["file"], "kind": entry["kind"],
+                       "tags": entry.get("tags", []), "status": "error", "corner_errors": None,
+                       "rotation": None, "reversed": None, "ms": None, "error": str(e)} for k in range(n)]
+            if multi:
+                for k, r in enumerate(scored):
+                    r["scene"] = entry["file"]
             print(f"warning: {entry['file']}: detector error: {e}", file=sys.stderr)
-        results.append(r)
+        results.extend(scored)
 
     if all(r["status"] == "error" for r in results):
         print(f"error: the detector failed on every scene; first error: {results[0]['error']}", file=sys.stderr)

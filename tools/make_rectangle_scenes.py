@@ -9,7 +9,8 @@ OpenCV: the ground truth must not come from the kind of code under test).
 
     python3 tools/make_rectangle_scenes.py --out DIR [--count 40] [--negatives 10]
                                            [--size 1280x720] [--seed 7] [--png 1]
-                                           [--jpeg-quality 92] [--max-mb 0] [--selftest]
+                                           [--jpeg-quality 92] [--max-mb 0] [--kind KIND[,KIND]]
+                                           [--selftest]
 
 The committed fixture set was made with
     python3 tools/make_rectangle_scenes.py --out Tests/GPUStyleTests/Fixtures/rectangles --max-mb 4.8
@@ -18,6 +19,52 @@ in each entry's params.file_jpeg_quality). Output is deterministic for a given s
 versions (numpy, scipy, Pillow/libjpeg, scikit-image's photos); positive i depends only on
 (seed, i) and on whether it is one of the PNG ones, negative j on (seed, j), so changing --count
 keeps earlier scenes' content unchanged. Takes ~4 minutes for 50 scenes on 2 cores.
+
+Hard kinds (--kind)
+-------------------
+Without --kind the scenes are the mixed ones described below (unchanged: the committed set
+regenerates identically). `--kind K` (repeatable or a comma list, `all` for every kind) renders
+only those kinds; --count and --negatives are then totals dealt to the kinds in turn (scene n is
+kind n % len(kinds), that kind's scene n // len(kinds)). A kind scene is a mild base (a picture
+as below, blur sigma < 0.5, no other random degradation, no PNG) plus the kind's difficulty,
+always applied, and carries the kind as a tag and params.hard_kind. Positive i of kind K draws
+from default_rng([seed, i, 3, KIND_IDS[K]]), negative j from default_rng([seed, j, 4,
+KIND_IDS[K]]): it depends only on (seed, kind, i), whatever the other kinds or counts. Negatives
+are the kind's sort of background with its degradation and no picture.
+* sticky_notes: 1-6 square notes (yellow, pink, green, blue, orange; paper grain, a shading ramp,
+  a darker curled bottom, a faint shadow), 8-20 % of the shorter side, on one plane seen through
+  one camera (tilt 0-30 deg, roll +-15, each note turned +-8 deg in the plane), >= 1.5 % of
+  the shorter side apart, on a neutral wall, a wall of a hue like the notes', or a wooden desk.
+  The entry has "quads" (every note) and "quad" = the largest. Vision's minimum size 0.2 does
+  not apply: a note needs every side >= 6 % of the shorter side (and aspect >= 0.52, corners
+  within 28 deg); detect them with --minimum-size 0.05 (evaluate_rectangles.py does for "quads").
+* low_contrast: a grey (saturation 0-35 %) unframed poster, contrast lowered to 60 % and mean
+  6-15 % off the wall's, on a grey plaster wall, with a soft drop shadow (sigma 1.5-3 % of the
+  shorter side) and in 60 % a soft-edged shadow across the scene ("soft_shadow").
+* nested: dark frame, wide light mat, thin inner frame, then the photo; quad = the outer frame,
+  inner_quad = the photo.
+* occlusion: a hand (skin-coloured blob with a wrist/arm running out of the image) or an object
+  (photo patch) over one corner (radius 10-18 % of the shorter adjacent side, the corner inside
+  it) or over up to 30 % of one side away from its corners.
+* glare: 1-2 soft-edged elliptical highlights added in linear light (peak 0.8-2.5, so the core
+  saturates); the first is centred near one side and crosses it; outside the picture 20-50 %
+  of it shows.
+* motion_blur: a linear motion-blur kernel 5-25 px long, any direction, on the linear-light scene.
+  The kernel is symmetric about its centre (exposure centred on the truth), so straight edges
+  stay where they were and the truth is the corners of the lines through them (the blurred
+  corners themselves are rounded).
+* strong_perspective: tilt 35-60 deg with Vision's validity rules kept (sides >= 20.5 % of the
+  shorter side, aspect >= 0.52, corners within 28 deg of square); they reject most views
+  past 45 deg, so accepted tilts are skewed low (about 38 % of views are 35-40 deg, 14 %
+  50-60 deg); params.tilt_deg has each.
+* phone: strong signal-dependent noise (sigma 0.02-0.045), chroma noise (blotches, sigma 2 px),
+  unsharp-mask sharpening (halos, sigma 1-2, amount 0.6-1.5), then a JPEG round trip at
+  quality 30-70 (the file is then written at --jpeg-quality as usual).
+The baseline sets (README.md, "Hard kinds", has the results):
+    for each kind K with n = KIND_IDS[K] (sticky_notes 1 ... phone 8):
+    python3 tools/make_rectangle_scenes.py --out /tmp/hard/K --kind K --count 12 --negatives 4 --seed $((1000 + n))
+    (sticky_notes: --count 24)
+    python3 tools/make_rectangle_scenes.py --out /tmp/hard/all --kind all --count 32 --negatives 8 --seed 1009
 
 Coordinates and conventions
 ---------------------------
@@ -70,6 +117,7 @@ scenes.json (a JSON list, one entry per file, in file order)
 ------------------------------------------------------------
     {"file": "000.jpg", "kind": "positive" | "negative",
      "quad": [[x, y], [x, y], [x, y], [x, y]] | null,      # TL, TR, BR, BL; null for negatives
+     "quads": [[[x, y] x4], ...],                          # only with several truths (sticky_notes)
      "inner_quad": [[x, y] x4] | null,                     # the photo inside frame/matte
      "tags": ["frame_dark", "blur", ...],
      "width": W, "height": H,
@@ -80,7 +128,8 @@ scenes.json (a JSON list, one entry per file, in file order)
 Tags: clean (nothing but the final encode), no_frame, frame_dark, matte_light, nested, shadow,
 occluded, lighting, blur, noise, jpeg, low_contrast, strong_tilt (tilt > 25 deg), small
 (size < 0.3), large (size > 0.55), portrait, clutter (background full of rectangles), png;
-negatives carry "negative" plus their degradations.
+negatives carry "negative" plus their degradations. Kind scenes add the kind's name, and
+soft_shadow, multi / single_note (sticky notes; their "small" means the smallest note < 10 %).
 
 Sources (see NOTICE in the fixture folder): scikit-image's bundled sample photos (public domain /
 CC0 / no known copyright restrictions per their docstrings) and a few photos from OpenCV's
@@ -206,14 +255,18 @@ WALL_COLOURS = [(0.93, 0.91, 0.86), (0.85, 0.82, 0.74), (0.72, 0.76, 0.78), (0.6
                 (0.90, 0.88, 0.90), (0.55, 0.50, 0.46), (0.80, 0.70, 0.60), (0.35, 0.38, 0.42)]
 
 
-def make_background(name, W, H, rng):
-    """Returns linear-light float32 [H, W, 3]."""
+def make_background(name, W, H, rng, wall_colour=None):
+    """Returns linear-light float32 [H, W, 3]. wall_colour (sRGB, 3 floats): the plaster's base
+    colour instead of a random one of WALL_COLOURS (used by the hard kinds only)."""
     if name.startswith("plaster:"):
         tex = source(name.split(":")[1])[..., 0].astype(np.float32) / 255.0
         tex = ndimage.gaussian_filter(tex, rng.uniform(1.5, 3.0))
         tex = (tex - tex.mean()) / (tex.std() + 1e-6)
         tex = np.asarray(Image.fromarray(tex).resize((W, H), Image.Resampling.BICUBIC))
-        colour = np.array(WALL_COLOURS[rng.integers(len(WALL_COLOURS))], np.float32)
+        if wall_colour is None:
+            colour = np.array(WALL_COLOURS[rng.integers(len(WALL_COLOURS))], np.float32)
+        else:
+            colour = np.array(wall_colour, np.float32)
         colour = np.clip(colour + rng.normal(0, 0.03, 3), 0.05, 0.97)
         srgb = colour[None, None, :] * (1.0 + rng.uniform(0.015, 0.04) * tex[..., None])
         return srgb_to_linear(np.clip(srgb, 0, 1))
@@ -278,12 +331,13 @@ def corner_deviation_deg(q):
     return dev
 
 
-def make_quad(W, H, rng):
+def make_quad(W, H, rng, tilt_range=(0.0, 35.0)):
     """A plausible camera view of a flat rectangle that Vision's defaults accept: every side
     >= 0.205 of the shorter image side, image-space aspect (shorter / longer mean dimension)
-    >= 0.52, corners within 28 degrees of square. Draws again until it is. Returns (quad, params)."""
+    >= 0.52, corners within 28 degrees of square. Draws again until it is. Returns (quad, params).
+    tilt_range: the plane's tilt in degrees (the "strong_perspective" kind uses 35-60)."""
     while True:
-        q, params = _draw_quad(W, H, rng)
+        q, params = _draw_quad(W, H, rng, tilt_range)
         S = min(W, H)
         sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
         dims = sorted(quad_dims(q))
@@ -291,12 +345,12 @@ def make_quad(W, H, rng):
             return q, params
 
 
-def _draw_quad(W, H, rng):
+def _draw_quad(W, H, rng, tilt_range=(0.0, 35.0)):
     S = min(W, H)
     aspect = rng.uniform(0.5, 1.0)
     portrait = bool(rng.random() < 0.4)
     ow, oh = (aspect, 1.0) if portrait else (1.0, aspect)
-    tilt = math.radians(rng.uniform(0.0, 35.0))
+    tilt = math.radians(rng.uniform(*tilt_range))
     phi = rng.uniform(0, 2 * math.pi)
     roll = math.radians(rng.uniform(-20.0, 20.0))
     vfov = math.radians(rng.uniform(45.0, 70.0))
@@ -746,6 +800,484 @@ def make_negative(j, W, H, seed):
     return u8, {"kind": "negative", "quad": None, "inner_quad": None, "tags": tags, "params": params}
 
 
+# --- hard kinds (--kind) -------------------------------------------------------------------------
+#
+# Each kind renders scenes that isolate one hard case: the base scene is mild (blur sigma < 0.5,
+# no other random degradation unless the kind says so) and the kind's difficulty is always
+# applied. Positive i of kind K draws from default_rng([seed, i, 3, KIND_IDS[K]]), negative j
+# from default_rng([seed, j, 4, KIND_IDS[K]]): it depends only on (seed, kind, i).
+
+KINDS = ["sticky_notes", "low_contrast", "nested", "occlusion", "glare", "motion_blur",
+         "strong_perspective", "phone"]
+# Fixed numbers (part of each kind scene's seed): never renumber, add new kinds at the end.
+KIND_IDS = {"sticky_notes": 1, "low_contrast": 2, "nested": 3, "occlusion": 4, "glare": 5,
+            "motion_blur": 6, "strong_perspective": 7, "phone": 8}
+
+NOTE_COLOURS = {"yellow": (0.99, 0.92, 0.38), "pink": (0.98, 0.56, 0.75), "green": (0.62, 0.92, 0.45),
+                "blue": (0.45, 0.76, 0.98), "orange": (0.99, 0.66, 0.28)}
+SKIN = [(0.90, 0.72, 0.60), (0.78, 0.58, 0.46), (0.56, 0.39, 0.29), (0.95, 0.80, 0.70)]
+
+
+def parse_kinds(values):
+    """--kind values (repeatable, comma lists, "all") -> list of kinds, in the order given."""
+    out = []
+    for v in values or []:
+        for k in (p.strip() for p in v.split(",")):
+            if not k:
+                continue
+            for name in (KINDS if k == "all" else [k]):
+                if name not in KIND_IDS:
+                    raise ValueError(f"unknown kind {name!r} (kinds: {', '.join(KINDS)}, all)")
+                if name not in out:
+                    out.append(name)
+    return out
+
+
+def soft_shadow(img, quad, off, sigma, strength):
+    """Darken img (linear, in place) by a blurred copy of quad shifted by off."""
+    cov, (x0, y0) = coverage(quad + np.asarray(off), img.shape[1], img.shape[0])
+    m = np.zeros(img.shape[:2], np.float32)
+    m[y0:y0 + cov.shape[0], x0:x0 + cov.shape[1]] = cov
+    m = ndimage.gaussian_filter(m, sigma)
+    img *= (1 - strength * m)[..., None]
+
+
+def broad_shadow(img, rng, S):
+    """A soft-edged shadow over part of the scene (a half-plane, darkened 10-30 %)."""
+    H_, W_ = img.shape[:2]
+    ang = rng.uniform(0, 2 * math.pi)
+    yy, xx = np.mgrid[0:H_, 0:W_].astype(np.float32)
+    d = (xx - rng.uniform(0.2, 0.8) * W_) * math.cos(ang) + (yy - rng.uniform(0.2, 0.8) * H_) * math.sin(ang)
+    soft = rng.uniform(0.03, 0.12) * S
+    strength = rng.uniform(0.1, 0.3)
+    img *= (1 - strength / (1 + np.exp(-d / soft)))[..., None]
+    return {"broad_shadow_strength": round(strength, 3), "broad_shadow_softness": round(soft, 1)}
+
+
+def keep_frame_visible(img, tex, wall, params):
+    """As make_positive: re-expose the background if the frame/matte's outer band has a Michelson
+    contrast < 0.2 with the wall around it."""
+    band = float(np.concatenate([luminance(tex[0]), luminance(tex[-1]),
+                                 luminance(tex[:, 0]), luminance(tex[:, -1])]).mean())
+    c = abs(band - wall) / (band + wall + 1e-6)
+    if c < 0.2:
+        want_wall = band * 0.8 / 1.2 if band > wall else min(1.0, band * 1.2 / 0.8)
+        gain = want_wall / max(wall, 1e-4)
+        img *= gain
+        params["background_gain"] = round(gain, 3)
+
+
+def grey_wall(W, H, rng):
+    g = rng.uniform(0.45, 0.85)
+    colour = (g, g, g * rng.uniform(0.96, 1.03))
+    name = ["plaster:gravel", "plaster:grass"][int(rng.integers(2))]
+    return name, make_background(name, W, H, rng, wall_colour=colour)
+
+
+def kind_base(kind, rng, W, H, tilt_range=(0.0, 35.0), frame=None):
+    """One picture on a wall or photo background, with a random (or the given) frame. Returns
+    (linear img, quad, inner_quad, params, tags)."""
+    S = min(W, H)
+    pic = PICTURES[int(rng.integers(len(PICTURES)))]
+    low = kind == "low_contrast"
+    if not low:
+        bgs = WALLS if rng.random() < 0.45 else [b for b in BACKGROUNDS if b not in WALLS and b != pic]
+        bg_name = bgs[int(rng.integers(len(bgs)))]
+    quad, params = make_quad(W, H, rng, tilt_range)
+    if low:
+        bg_name, bg = grey_wall(W, H, rng)
+        frame = "none"
+    else:
+        bg = make_background(bg_name, W, H, rng)
+        frame = frame or str(rng.choice(["none", "dark", "light"]))
+    params.update({"hard_kind": kind, "picture": pic, "background": bg_name})
+    img = bg.copy()
+    long_px = int(min(1600, max(256, 1.5 * max(quad_dims(quad)))))
+    aspect_wh = (1 / params["aspect"]) if not params["portrait"] else params["aspect"]
+    wall = ring_luminance(bg, quad, int(0.03 * S))
+    tex, inner, info = make_object_texture(pic, aspect_wh, long_px, frame, rng, wall if low else None)
+    params.update(info)
+    tags = [kind]
+    if low:
+        sat = rng.uniform(0.0, 0.35)  # a grey poster: mostly desaturated
+        lum = luminance(tex)[..., None]
+        tex = np.clip(lum + sat * (tex - lum), 0, 1).astype(np.float32)
+        params["saturation"] = round(sat, 3)
+    elif frame != "none":
+        keep_frame_visible(img, tex, wall, params)
+    tags.append({"none": "no_frame", "dark": "frame_dark", "light": "matte_light", "nested": "nested"}[frame])
+    if frame == "nested":
+        tags.append("frame_dark")
+    if low:
+        off = rng.uniform(0.004, 0.015) * S * np.array([rng.uniform(-0.6, 0.6), 1.0])
+        sigma, strength = rng.uniform(0.015, 0.03) * S, rng.uniform(0.15, 0.35)
+        soft_shadow(img, quad, off, sigma, strength)
+        params.update({"shadow_offset": [round(float(o), 2) for o in off], "shadow_sigma": round(sigma, 2),
+                       "shadow_strength": round(strength, 3)})
+        tags.append("shadow")
+    elif frame in ("dark", "nested") and rng.random() < 0.6:
+        params.update(add_shadow(img, quad, rng, S))
+        tags.append("shadow")
+    Hm = render_quad(img, quad, tex)
+    if low and rng.random() < 0.6:
+        params.update(broad_shadow(img, rng, S))
+        tags.append("soft_shadow")
+    u0, v0, u1, v1 = inner
+    inner_quad = apply_h(Hm, [(u0, v0), (u1, v0), (u1, v1), (u0, v1)])
+    return img, quad, inner_quad, params, tags
+
+
+def quads_apart(a, b, gap):
+    """True when convex quads a and b are separated by more than gap px (separating axes)."""
+    for poly in (a, b):
+        for i in range(4):
+            e = poly[(i + 1) % 4] - poly[i]
+            n = np.array([-e[1], e[0]]) / np.hypot(*e)
+            pa, pb = a @ n, b @ n
+            if pa.max() + gap < pb.min() or pb.max() + gap < pa.min():
+                return True
+    return False
+
+
+def place_notes(W, H, rng, count):
+    """Up to `count` square notes on one plane seen through one pinhole camera (plane tilt 0-30
+    degrees, roll +-15, each note turned +-8 degrees in the plane), each 8-20 % of the shorter image
+    side, inside the image (3 % margin), >= 1.5 % of the shorter side apart. Per note: every side
+    >= 6 % of the shorter side, aspect >= 0.52, corners within 28 degrees of square."""
+    S = min(W, H)
+    while True:
+        vfov = math.radians(rng.uniform(45.0, 70.0))
+        f = (H / 2) / math.tan(vfov / 2)
+        tilt, phi = math.radians(rng.uniform(0.0, 30.0)), rng.uniform(0, 2 * math.pi)
+        roll = math.radians(rng.uniform(-15.0, 15.0))
+        R = rodrigues((math.cos(phi), math.sin(phi), 0.0), tilt)
+        nrm = R @ np.array([0.0, 0.0, 1.0])
+        c, s = math.cos(roll), math.sin(roll)
+        rot = np.array([[c, s], [-s, c]])
+        side_px = rng.uniform(0.08, 0.20) * S
+        centre = np.array([(W - 1) / 2, (H - 1) / 2])
+        quads, sizes = [], []
+        for _try in range(300):
+            if len(quads) == count:
+                break
+            m = 0.03 * S + 0.75 * side_px
+            sx, sy = rng.uniform(m, W - 1 - m), rng.uniform(m, H - 1 - m)
+            size = side_px / f * rng.uniform(0.93, 1.07)
+            th = math.radians(rng.uniform(-8.0, 8.0))
+            u = (np.array([sx, sy]) - centre) @ rot.T  # undo the roll
+            ray = np.array([u[0], u[1], f])
+            X = ray * (nrm[2] / float(nrm @ ray))  # on the plane through (0, 0, 1)
+            pc = (R.T @ (X - np.array([0.0, 0.0, 1.0])))[:2]
+            ct, st = math.cos(th), math.sin(th)
+            local = (np.array([[-.5, -.5], [.5, -.5], [.5, .5], [-.5, .5]]) * size) @ np.array([[ct, st], [-st, ct]]) + pc
+            P = np.c_[local, np.zeros(4)] @ R.T + np.array([0.0, 0.0, 1.0])
+            if np.any(P[:, 2] <= 0.05):
+                continue
+            q = (f * P[:, :2] / P[:, 2:3]) @ rot + centre
+            if (q.min() < 0.03 * S - 0.5 or q[:, 0].max() > W - 0.5 - 0.03 * S
+                    or q[:, 1].max() > H - 0.5 - 0.03 * S or polygon_area(q) <= 0):
+                continue
+            sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
+            dims = sorted(quad_dims(q))
+            if sides.min() < 0.06 * S or dims[0] / dims[1] < 0.52 or corner_deviation_deg(q) > 28:
+                continue
+            if all(quads_apart(q, o, 0.015 * S) for o in quads):
+                quads.append(q)
+                sizes.append(round(dims[0] / S, 3))
+        if quads:
+            params = {"tilt_deg": round(math.degrees(tilt), 2), "tilt_axis_deg": round(math.degrees(phi), 1),
+                      "roll_deg": round(math.degrees(roll), 2), "vfov_deg": round(math.degrees(vfov), 1),
+                      "note_sizes": sizes, "notes_wanted": count}
+            return quads, params
+
+
+def note_background(W, H, rng, hue=None):
+    """A desk or wall for notes: a neutral wall, a wall of a hue similar to `hue` (sRGB), or a
+    wooden desk. Returns (name, linear img)."""
+    choice = int(rng.integers(3))
+    if choice == 2:
+        D = int(math.ceil(math.hypot(W, H))) + 4  # streaks on a larger square, turned, then cropped
+        grain = ndimage.gaussian_filter(rng.normal(0, 1, (D, D)).astype(np.float32), (1.0, 40.0))
+        grain /= grain.std() + 1e-6
+        fine = ndimage.gaussian_filter(rng.normal(0, 1, (D, D)).astype(np.float32), 0.8)
+        wood = np.array([[0.55, 0.37, 0.22], [0.72, 0.55, 0.36], [0.40, 0.27, 0.17]][int(rng.integers(3))], np.float32)
+        field = np.asarray(Image.fromarray(0.12 * grain + 0.03 * fine).rotate(rng.uniform(-20, 20), Image.Resampling.BILINEAR))
+        y0, x0 = (D - H) // 2, (D - W) // 2
+        srgb = np.clip(wood * (1 + field[y0:y0 + H, x0:x0 + W])[..., None], 0, 1)
+        return "desk_wood", srgb_to_linear(srgb)
+    name = ["plaster:gravel", "plaster:grass"][int(rng.integers(2))]
+    if choice == 1 and hue is not None:
+        colour = 0.85 * (0.6 * np.array(hue) + 0.4 * 0.7)
+        return name + ":similar_hue", make_background(name, W, H, rng, wall_colour=colour)
+    colour = WALL_COLOURS[int(rng.integers(5))]
+    return name + ":neutral", make_background(name, W, H, rng, wall_colour=colour)
+
+
+def note_texture(colour, rng, n=128):
+    """A plain note: the colour with slight paper grain, a shading ramp and a darker curl edge."""
+    yy, xx = (np.mgrid[0:n, 0:n].astype(np.float32) + 0.5) / n
+    grain = ndimage.gaussian_filter(rng.normal(0, 1, (n, n)).astype(np.float32), 0.8)
+    grain /= grain.std() + 1e-6
+    ang = rng.uniform(0, 2 * math.pi)
+    ramp = (xx - 0.5) * math.cos(ang) + (yy - 0.5) * math.sin(ang)
+    shade = 1 + rng.uniform(0.04, 0.12) * ramp + 0.015 * grain - rng.uniform(0.0, 0.10) * yy ** 3
+    return srgb_to_linear(np.clip(np.array(colour, np.float32) * shade[..., None], 0, 1))
+
+
+def make_sticky_notes(rng, W, H):
+    S = min(W, H)
+    count = int(rng.integers(1, 7))
+    names = list(NOTE_COLOURS)
+    main_colour = names[int(rng.integers(len(names)))]
+    bg_name, bg = note_background(W, H, rng, NOTE_COLOURS[main_colour])
+    quads, params = place_notes(W, H, rng, count)
+    img = bg.copy()
+    colours = []
+    for q in quads:
+        cname = main_colour if rng.random() < 0.6 else names[int(rng.integers(len(names)))]
+        colours.append(cname)
+        off = rng.uniform(0.002, 0.006) * S * np.array([rng.uniform(-0.5, 0.5), 1.0])
+        soft_shadow(img, q, off, rng.uniform(0.003, 0.008) * S, rng.uniform(0.15, 0.3))
+        render_quad(img, q, note_texture(NOTE_COLOURS[cname], rng))
+    params.update({"hard_kind": "sticky_notes", "background": bg_name, "notes": len(quads),
+                   "note_colours": colours, "size": min(params["note_sizes"])})
+    tags = ["sticky_notes", "multi" if len(quads) > 1 else "single_note"]
+    return img, quads, params, tags
+
+
+def add_hard_occluder(img, quad, rng, W, H):
+    """A hand (skin-coloured blob with a wrist/arm running out of the image) or an object (a photo
+    patch) covering one corner of the quad, or up to 30 % of one side away from the corners."""
+    S = min(W, H)
+    L = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)  # L[k]: side k from corner k to k+1
+    centroid = quad.mean(axis=0)
+    p = {}
+    if rng.random() < 0.5:
+        k = int(rng.integers(4))
+        r = rng.uniform(0.10, 0.18) * min(L[k], L[k - 1])
+        b = (centroid - quad[k]) / np.linalg.norm(centroid - quad[k])
+        centre = quad[k] + b * rng.uniform(-0.3, 0.4) * r  # the corner stays inside the blob
+        p = {"occlusion_mode": "corner", "occluded_corner": ["top-left", "top-right", "bottom-right", "bottom-left"][k]}
+    else:
+        k = int(rng.integers(4))
+        a, e = quad[k], quad[(k + 1) % 4] - quad[k]
+        r = rng.uniform(0.10, 0.15) * L[k]  # chord along the side <= 2r <= 30 % of it
+        t = rng.uniform(0.12 + r / L[k], 0.88 - r / L[k])
+        n = np.array([-e[1], e[0]]) / L[k]  # inward normal
+        centre = a + t * e + n * rng.uniform(-0.4, 0.4) * r
+        p = {"occlusion_mode": "side", "occluded_side": ["top", "right", "bottom", "left"][k],
+             "occluder_at": round(t, 3)}
+    kk = int(rng.integers(3, 6))
+    amps, phases = rng.uniform(0, 0.05, kk), rng.uniform(0, 2 * math.pi, kk)
+    hand = bool(rng.random() < 0.5)
+    out = centre - centroid
+    out /= np.linalg.norm(out)
+    arm_w = 0.7 * r  # half-width: a wrist/arm slightly narrower than the hand
+
+    def fn(X, Y):
+        dx, dy = X - centre[0], Y - centre[1]
+        ang = np.arctan2(dy, dx)
+        rad = r * (0.85 + sum(amps[i] * np.cos((i + 2) * ang + phases[i]) for i in range(kk)))
+        inside = (dx * dx + dy * dy) <= rad ** 2
+        if hand:  # the wrist and arm: a band from the blob's centre out of the image
+            along = dx * out[0] + dy * out[1]
+            across = -dx * out[1] + dy * out[0]
+            inside |= (along >= 0) & (np.abs(across) <= arm_w)
+        return inside
+
+    if hand:
+        m = supersampled_mask(W, H, fn, 4)
+        m = ndimage.gaussian_filter(m, 0.8)  # a little out of focus
+        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+        la = rng.uniform(0, 2 * math.pi)  # light direction over the hand
+        ramp = ((xx - centre[0]) * math.cos(la) + (yy - centre[1]) * math.sin(la)) / max(r, 1)
+        skin = np.array(SKIN[int(rng.integers(len(SKIN)))], np.float32)
+        layer = srgb_to_linear(np.clip(skin * (1 + 0.08 * np.clip(ramp, -2, 2))[..., None], 0, 1))
+    else:
+        box = (int(centre[0] - r - 2), int(centre[1] - r - 2), int(centre[0] + r + 2), int(centre[1] + r + 2))
+        m = supersampled_mask(W, H, fn, 4, box)
+        name = ["coffee", "chelsea", "astronaut"][int(rng.integers(3))]
+        patch = crop_to_aspect(source(name), 1.0, rng, 0.3)
+        d = int(2 * r + 8)
+        patch = srgb_to_linear(resize_u8(patch, d, d).astype(np.float32) / 255.0)
+        layer = np.zeros_like(img)
+        px, py = box[0], box[1]
+        ys, xs = slice(max(0, py), min(H, py + d)), slice(max(0, px), min(W, px + d))
+        layer[ys, xs] = patch[ys.start - py:ys.stop - py, xs.start - px:xs.stop - px]
+    img[...] = img * (1 - m[..., None]) + layer * m[..., None]
+    p.update({"occluder": "hand" if hand else "object", "occluder_radius": round(r, 1)})
+    return p
+
+
+def add_glare(img, quad, rng, S):
+    """1-2 specular highlights: bright soft-edged ellipses added in linear light (peaks 0.8-2.5,
+    so the core saturates). The first is centred near one side and crosses it; on the wall
+    outside the quad only a fraction (20-50 %) of it shows (a glossy print, a matte wall)."""
+    H_, W_ = img.shape[:2]
+    cov, (x0, y0) = coverage(quad, W_, H_)
+    on_pic = np.zeros((H_, W_), np.float32)
+    on_pic[y0:y0 + cov.shape[0], x0:x0 + cov.shape[1]] = cov
+    spill = rng.uniform(0.2, 0.5)
+    weight = on_pic + spill * (1 - on_pic)
+    yy, xx = np.mgrid[0:H_, 0:W_].astype(np.float32)
+    L = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    p = {"glare_spill": round(spill, 3), "glare": []}
+    k = int(rng.integers(4))
+    n_hl = 1 + int(rng.random() < 0.5)
+    for h in range(n_hl):
+        if h == 0:
+            a, e = quad[k], quad[(k + 1) % 4] - quad[k]
+            ax = rng.uniform(0.12, 0.3) * L[k]
+            nrm = np.array([-e[1], e[0]]) / L[k]
+            c = a + rng.uniform(0.2, 0.8) * e + nrm * rng.uniform(-0.3, 0.3) * ax
+        else:
+            ax = rng.uniform(0.06, 0.15) * L.mean()
+            c = quad.mean(axis=0) + (quad[int(rng.integers(4))] - quad.mean(axis=0)) * rng.uniform(0, 0.6)
+        bx = ax * rng.uniform(0.3, 0.7)
+        ang = rng.uniform(0, math.pi)
+        u = (xx - c[0]) * math.cos(ang) + (yy - c[1]) * math.sin(ang)
+        v = -(xx - c[0]) * math.sin(ang) + (yy - c[1]) * math.cos(ang)
+        rr = np.sqrt((u / ax) ** 2 + (v / bx) ** 2)
+        soft = rng.uniform(0.12, 0.3)
+        prof = 1 / (1 + np.exp((rr - 1) / soft))
+        peak = rng.uniform(0.8, 2.5)
+        tint = np.array([1.0, rng.uniform(0.95, 1.0), rng.uniform(0.85, 1.0)], np.float32)
+        img += (peak * prof * weight)[..., None] * tint
+        p["glare"].append({"centre": [round(float(c[0]), 1), round(float(c[1]), 1)], "axes": [round(ax, 1), round(bx, 1)],
+                           "peak": round(peak, 3), "softness": round(soft, 3)})
+    p["glare_side"] = ["top", "right", "bottom", "left"][k]
+    return p
+
+
+def motion_kernel(length, angle):
+    """Anti-aliased line kernel of `length` px at `angle`, symmetric about its centre (points
+    spread evenly over [-length/2, length/2] and splatted bilinearly), sum 1."""
+    rad = int(math.ceil(length / 2)) + 1
+    k = np.zeros((2 * rad + 1, 2 * rad + 1), np.float64)
+    n = max(2, int(8 * length))
+    for t in np.linspace(-length / 2, length / 2, n):
+        x, y = rad + t * math.cos(angle), rad + t * math.sin(angle)
+        ix, iy = int(math.floor(x)), int(math.floor(y))
+        fx, fy = x - ix, y - iy
+        k[iy, ix] += (1 - fx) * (1 - fy)
+        k[iy, ix + 1] += fx * (1 - fy)
+        k[iy + 1, ix] += (1 - fx) * fy
+        k[iy + 1, ix + 1] += fx * fy
+    k = 0.5 * (k + k[::-1, ::-1])  # exactly symmetric
+    return k / k.sum()
+
+
+def add_motion_blur(img, rng):
+    from scipy.signal import fftconvolve
+    length = rng.uniform(5.0, 25.0)
+    angle = rng.uniform(0, math.pi)
+    k = motion_kernel(length, angle)
+    r = k.shape[0] // 2
+    for c in range(img.shape[2]):
+        padded = np.pad(img[..., c], r, mode="edge")
+        img[..., c] = fftconvolve(padded, k, mode="valid").astype(img.dtype)
+    return {"motion_length": round(length, 2), "motion_angle_deg": round(math.degrees(angle), 1)}
+
+
+def phone_look(srgb, rng):
+    """Phone-photo processing on the encoded image: strong signal-dependent noise, blotchy chroma
+    noise, then sharpening (unsharp mask: halos at edges, amplified noise)."""
+    H_, W_ = srgb.shape[:2]
+    sigma = rng.uniform(0.02, 0.045)
+    lum = srgb.mean(axis=-1, keepdims=True)
+    noise = rng.normal(0, 1, srgb.shape).astype(np.float32) * sigma * np.sqrt(0.15 + lum)
+    noise = ndimage.gaussian_filter(noise, (0.6, 0.6, 0))
+    chroma_amp = rng.uniform(0.01, 0.03)
+    chroma = ndimage.gaussian_filter(rng.normal(0, 1, srgb.shape).astype(np.float32), (2.0, 2.0, 0))
+    chroma -= chroma.mean(axis=-1, keepdims=True)  # colour only, no brightness
+    chroma *= chroma_amp / (chroma.std() + 1e-6)
+    out = np.clip(srgb + noise + chroma, 0, 1)
+    us_sigma, amount = rng.uniform(1.0, 2.0), rng.uniform(0.6, 1.5)
+    out = np.clip(out + amount * (out - ndimage.gaussian_filter(out, (us_sigma, us_sigma, 0))), 0, 1)
+    return out, {"phone_noise_sigma": round(sigma, 4), "phone_chroma": round(chroma_amp, 4),
+                 "sharpen_sigma": round(us_sigma, 2), "sharpen_amount": round(amount, 2)}
+
+
+def finish_kind(kind, img, rng, params, tags):
+    """Common end of a kind scene: slight blur (sigma < 0.5), the kind's processing, to uint8."""
+    if kind == "motion_blur":
+        params.update(add_motion_blur(img, rng))
+    srgb = blurred_srgb(img, rng.uniform(0.0, 0.5), params, tags)
+    if kind == "phone":
+        srgb, p = phone_look(srgb, rng)
+        params.update(p)
+    u8 = to_u8(srgb)
+    if kind == "phone":
+        q = int(rng.integers(30, 71))
+        u8 = jpeg_roundtrip(u8, q)
+        params["jpeg_roundtrip_quality"] = q
+        tags.append("jpeg")
+    return u8
+
+
+def make_kind_positive(kind, i, W, H, seed):
+    rng = np.random.default_rng([seed, i, 3, KIND_IDS[kind]])
+    S = min(W, H)
+    if kind == "sticky_notes":
+        img, quads, params, tags = make_sticky_notes(rng, W, H)
+        u8 = finish_kind(kind, img, rng, params, tags)
+        if params["size"] < 0.1:
+            tags.append("small")
+        largest = max(quads, key=polygon_area)
+        entry = {"kind": "positive", "quad": largest, "quads": quads, "inner_quad": None, "tags": tags,
+                 "params": params,
+                 "note": "several truths: quads lists every note, quad is the largest (score with all observations)"}
+        return u8, entry
+    tilt = (35.0, 60.0) if kind == "strong_perspective" else (0.0, 35.0)
+    frame = "nested" if kind == "nested" else None
+    img, quad, inner_quad, params, tags = kind_base(kind, rng, W, H, tilt, frame)
+    if kind == "occlusion":
+        params.update(add_hard_occluder(img, quad, rng, W, H))
+    elif kind == "glare":
+        params.update(add_glare(img, quad, rng, S))
+    u8 = finish_kind(kind, img, rng, params, tags)
+    if params["tilt_deg"] > 25:
+        tags.append("strong_tilt")
+    if params["size"] < 0.3:
+        tags.append("small")
+    if params["size"] > 0.55:
+        tags.append("large")
+    if params["portrait"]:
+        tags.append("portrait")
+    if params["background"] in CLUTTER:
+        tags.append("clutter")
+    entry = {"kind": "positive", "quad": quad, "inner_quad": inner_quad, "tags": tags, "params": params}
+    if params["frame"] == "nested":
+        entry["note"] = ("nested frames: quad is the outer frame's outside edge; the inner frame "
+                         "(around the photo) is a decoy")
+    elif params["frame"] != "none":
+        entry["note"] = "quad is the outside edge of the frame/matte; inner_quad is the photo"
+    return u8, entry
+
+
+def make_kind_negative(kind, j, W, H, seed):
+    """A background of the kind's sort with the kind's degradation and no picture."""
+    rng = np.random.default_rng([seed, j, 4, KIND_IDS[kind]])
+    S = min(W, H)
+    params = {"hard_kind": kind}
+    if kind == "sticky_notes":
+        names = list(NOTE_COLOURS)
+        bg_name, img = note_background(W, H, rng, NOTE_COLOURS[names[int(rng.integers(len(names)))]])
+    elif kind == "low_contrast":
+        bg_name, img = grey_wall(W, H, rng)
+        params.update(broad_shadow(img, rng, S))
+    else:
+        bg_name = NEGATIVE_BACKGROUNDS[j % len(NEGATIVE_BACKGROUNDS)]
+        img = make_background(bg_name, W, H, rng)
+    params["background"] = bg_name
+    tags = ["negative", kind]
+    if kind in ("occlusion", "glare"):
+        fake, _ = make_quad(W, H, rng)  # only places the hand or highlight; nothing is drawn there
+        params.update(add_hard_occluder(img, fake, rng, W, H) if kind == "occlusion" else add_glare(img, fake, rng, S))
+    u8 = finish_kind(kind, img, rng, params, tags)
+    return u8, {"kind": "negative", "quad": None, "inner_quad": None, "tags": tags, "params": params}
+
+
 def rounded(q):
     return None if q is None else [[round(float(x), 3), round(float(y), 3)] for x, y in q]
 
@@ -774,6 +1306,25 @@ def selftest():
         worst = max(worst, ex, ey)
         assert ea < 1e-6 and ex < 1e-3 and ey < 1e-3, (ea, ex, ey)
     print(f"selftest ok: area exact, centroid within {worst:.2e} px over 20 quads")
+    # every hard kind renders, its truth inside the image; sticky notes' quads do not overlap
+    for kind in KINDS:
+        for i in range(2):
+            u8, e = make_kind_positive(kind, i, W, H, 99)
+            assert u8.shape == (H, W, 3) and u8.dtype == np.uint8, (kind, u8.shape)
+            assert kind in e["tags"], (kind, e["tags"])
+            quads = e.get("quads") or [e["quad"]]
+            for q in quads:
+                q = np.asarray(q)
+                assert q.shape == (4, 2) and polygon_area(q) > 0, (kind, q)
+                assert q.min() >= -0.5 and q[:, 0].max() <= W - 0.5 and q[:, 1].max() <= H - 0.5, (kind, q)
+            if kind == "sticky_notes":
+                assert 1 <= len(quads) <= 6 and e["quad"] is max(quads, key=polygon_area), kind
+                for a in range(len(quads)):
+                    for b in range(a):
+                        assert quads_apart(quads[a], quads[b], 0.0), (kind, i, a, b)
+        u8, e = make_kind_negative(kind, 0, W, H, 99)
+        assert u8.shape == (H, W, 3) and e["quad"] is None and kind in e["tags"], kind
+    print(f"selftest ok: {len(KINDS)} kinds render with their truth inside the image, notes apart")
 
 
 def main(argv=None):
@@ -787,8 +1338,16 @@ def main(argv=None):
     ap.add_argument("--jpeg-quality", type=int, default=92, help="quality of the written .jpg files (default 92)")
     ap.add_argument("--max-mb", type=float, default=0.0,
                     help="if > 0, lower the JPEG quality (not below 75) until all images fit in this many MB")
+    ap.add_argument("--kind", action="append", metavar="KIND",
+                    help="render only this hard kind (repeatable or a comma list; 'all' = every kind: "
+                         + ", ".join(KINDS) + "). --count and --negatives are then totals, dealt to the kinds "
+                         "in turn. Default: the mixed scenes")
     ap.add_argument("--selftest", action="store_true", help="check the renderer's sub-pixel accuracy and exit")
     args = ap.parse_args(argv)
+    try:
+        kinds = parse_kinds(args.kind)
+    except ValueError as e:
+        ap.error(str(e))
     if args.selftest:
         selftest()
         return 0
@@ -803,8 +1362,15 @@ def main(argv=None):
     scenes = []  # (name, u8, entry)
     jobs = [("p", i) for i in range(args.count)] + [("n", j) for j in range(args.negatives)]
     for k, (kind, i) in enumerate(jobs):
-        as_png = kind == "p" and i in png_pos
-        u8, entry = make_positive(i, W, H, args.seed, as_png) if kind == "p" else make_negative(i, W, H, args.seed)
+        as_png = kind == "p" and i in png_pos and not kinds
+        if kinds:  # scene i of this sort goes to kind i % n, as that kind's (i // n)-th
+            hard = kinds[i % len(kinds)]
+            make = make_kind_positive if kind == "p" else make_kind_negative
+            u8, entry = make(hard, i // len(kinds), W, H, args.seed)
+        elif kind == "p":
+            u8, entry = make_positive(i, W, H, args.seed, as_png)
+        else:
+            u8, entry = make_negative(i, W, H, args.seed)
         if as_png:
             entry["tags"].append("png")
         scenes.append((f"{k:03d}." + ("png" if as_png else "jpg"), u8, entry))
@@ -831,8 +1397,10 @@ def main(argv=None):
     for (name, _u8, entry), blob in zip(scenes, blobs):
         with open(os.path.join(args.out, name), "wb") as f:
             f.write(blob)
-        e = {"file": name, "kind": entry["kind"], "quad": rounded(entry["quad"]),
-             "inner_quad": rounded(entry["inner_quad"]), "tags": entry["tags"], "width": W, "height": H}
+        e = {"file": name, "kind": entry["kind"], "quad": rounded(entry["quad"])}
+        if "quads" in entry:
+            e["quads"] = [rounded(q) for q in entry["quads"]]
+        e.update({"inner_quad": rounded(entry["inner_quad"]), "tags": entry["tags"], "width": W, "height": H})
         if "note" in entry:
             e["note"] = entry["note"]
         e["params"] = entry["params"]
