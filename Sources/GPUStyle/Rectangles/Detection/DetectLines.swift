@@ -112,6 +112,8 @@ enum DetectLines {
 
     /// Lines taken from group k (0: the whole image, then the windows).
     static func quota(_ k: Int) -> Int { k == 0 ? Parameters.globalLines : Parameters.windowLines }
+    /// Lines taken from region k for the corner walk (`DetectCorners`), which needs no groups.
+    static func cornerQuota(_ k: Int) -> Int { Parameters.cornerQuotaFactor * quota(k) }
 
     struct Groups {
         var lines: [DetectedLine] = []
@@ -166,6 +168,13 @@ enum DetectLines {
         }
         groups.segments = segments
         addSegmentGroup(&groups)
+        // Further lines for the corner walk only (`Groups.lines` beyond the groups' members).
+        for (k, list) in peakLists.enumerated() {
+            for peak in list.prefix(cornerQuota(k)) where lineOfPeak[peak.key] == nil {
+                lineOfPeak[peak.key] = groups.index(of: refitted[peak.key] ?? refine(DetectLines.line(of: peak), map))
+            }
+        }
+        for segment in groups.segments.prefix(Parameters.cornerQuotaFactor * Parameters.segmentGroupLines) { _ = groups.index(of: segment.line) }
         groups.lines.withUnsafeMutableBufferPointer { lines in
             ParallelFor.ranges(lines.count, grain: 4) { range in
                 for i in range { measureSupport(&lines[i], map) }
@@ -196,7 +205,7 @@ enum DetectLines {
         var seen = Set<Int>()
         var likely: [Peak] = []
         for (k, list) in peakLists.enumerated() {
-            for peak in list.prefix(quota(k)) where seen.insert(peak.key).inserted { likely.append(peak) }
+            for peak in list.prefix(cornerQuota(k)) where seen.insert(peak.key).inserted { likely.append(peak) }
         }
         var lines = [DetectedLine](repeating: DetectedLine(theta: 0, rho: 0, votes: 0), count: likely.count)
         lines.withUnsafeMutableBufferPointer { lines in
@@ -297,13 +306,15 @@ enum DetectLines {
         let slope = mostlyHorizontal ? n.x / n.y : n.y / n.x
         let base = mostlyHorizontal ? line.rho / n.y : line.rho / n.x
         let reach = radius / max(abs(mostlyHorizontal ? n.y : n.x), 1e-9)
-        for a in 0..<major {
-            let center = base - slope * Double(a)
-            let lo = max(0, ceilInt(center - reach)), hi = min(minorLimit - 1, floorInt(center + reach))
-            guard lo <= hi else { continue }
-            for b in lo...hi {
-                let (x, y) = mostlyHorizontal ? (a, b) : (b, a)
-                if map.runsAlong(y * w + x, normal: n) { body(Double(x), Double(y)) }
+        map.withPixels { pixels in
+            for a in 0..<major {
+                let center = base - slope * Double(a)
+                let lo = max(0, ceilInt(center - reach)), hi = min(minorLimit - 1, floorInt(center + reach))
+                guard lo <= hi else { continue }
+                for b in lo...hi {
+                    let (x, y) = mostlyHorizontal ? (a, b) : (b, a)
+                    if pixels.runsAlong(y * w + x, normal: n) { body(Double(x), Double(y)) }
+                }
             }
         }
     }
@@ -315,20 +326,32 @@ enum DetectLines {
         let span = Int(Double(w + h))
         let n = line.normal
         var prefix = [Int32](repeating: 0, count: 2 * span + 2)
-        var running: Int32 = 0
         let (first, last) = visibleRange(line, width: w, height: h, span: span)
-        for step in -span...span {
-            var hit = false
-            if step >= first && step <= last {
-                let p = line.point(at: Double(step))
-                for s in [-1.5, -1.0, -0.5, 0, 0.5, 1.0, 1.5] {
-                    let x = nearestInt(p.x + n.x * s), y = nearestInt(p.y + n.y * s)
-                    guard x >= 0 && y >= 0 && x < w && y < h else { continue }
-                    if map.runsAlong(y * w + x, normal: n) { hit = true; break }
+        // Offsets across the line; a probe that rounds to the pixel the one before it checked
+        // is skipped (the same answer: about half of them at 1-px pixels).
+        let offsets: [Double] = [-1.5, -1.0, -0.5, 0, 0.5, 1.0, 1.5]
+        map.withPixels { pixels in
+            prefix.withUnsafeMutableBufferPointer { prefix in
+                var running: Int32 = 0
+                for step in -span...span {
+                    if step >= first && step <= last {
+                        let p = line.point(at: Double(step))
+                        var previous = -1
+                        for s in offsets {
+                            let x = nearestInt(p.x + n.x * s), y = nearestInt(p.y + n.y * s)
+                            guard x >= 0 && y >= 0 && x < w && y < h else { continue }
+                            let i = y * w + x
+                            if i == previous { continue }
+                            previous = i
+                            if pixels.runsAlong(i, normal: n) {
+                                running += 1
+                                break
+                            }
+                        }
+                    }
+                    prefix[step + span + 1] = running
                 }
             }
-            if hit { running += 1 }
-            prefix[step + span + 1] = running
         }
         line.support = prefix
         line.tOffset = span + 1

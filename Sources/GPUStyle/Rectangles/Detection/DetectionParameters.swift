@@ -24,6 +24,11 @@ enum DetectionParameters {
         /// at least `minimumVotes`.
         static let votesPerSide = 0.3
         static let minimumVotes = 10
+        /// Each region gives the corner walk (`DetectCorners`) this many times its quota of
+        /// lines, the segments too: a picture's sides on a brick wall or a wooden desk rank
+        /// below a hundred mortar lines or grain streaks (one held-out scene: the four sides
+        /// were lines 201-318 of 330). The walk needs no groups, so it can take them.
+        static let cornerQuotaFactor = 3
     }
 
     /// Quads from pairs of line pairs (`DetectQuads`) and the gates every candidate passes.
@@ -47,6 +52,30 @@ enum DetectionParameters {
         static let cornerTrim = 0.04
         /// Corners may lie this far outside the working map (a picture cut by the border).
         static let borderMargin = 2.0
+    }
+
+    /// The corner walk (`DetectCorners`).
+    enum Corners {
+        /// An arm starts this far from the crossing: blur and rounded frame corners leave the
+        /// last pixels before a corner off the edge.
+        static let armGap = 2.0
+        /// An arm is checked over this share of the smallest side the options allow, and at
+        /// least `minimumArmLength` pixels.
+        static let armShare = 0.25
+        static let minimumArmLength = 6.0
+        /// Share of an arm that must lie on edges running along its line.
+        static let armCoverage = 0.6
+        /// A side joins corners at least this share of the smallest side apart (a side seen in
+        /// perspective is shorter than the quad's mean width; `DetectQuads` gates that mean).
+        static let minimumSideShare = 0.5
+        /// Share of the stretch before each arm (the line run on past the corner) that may lie
+        /// on edges: a picture's corner is an L, where a brick wall's mortar makes Ts and Xs.
+        /// Allowing Ts (one line running on) made 30 times the corners on a brick wall, and the
+        /// walk's hypotheses with them.
+        static let maximumRunOn = 0.5
+        /// At most this many line sets are scored per image: a chequered floor makes corners at
+        /// every tile; the pictures on the scenes need a few hundred.
+        static let maximumHypotheses = 20_000
     }
 
     /// Quads completed from three lines (`DetectCompletion`).

@@ -10,7 +10,9 @@ import Foundation
 /// longest edge segments (`DetectLines`, `DetectSegments`) → quads from pairs of line pairs
 /// within each group, gated by the options (size, aspect, corner angles) and scored by the share
 /// of each side backed by edges that run along it (`DetectQuads`), plus quads whose fourth side
-/// only the ends of the other sides' support reveal (`DetectCompletion`) → the best quads,
+/// only the ends of the other sides' support reveal (`DetectCompletion`), plus quads walked from
+/// L-shaped corners across all lines and longer shortlists, for pictures whose sides no single
+/// group holds (`DetectCorners`) → the best quads,
 /// ranked down where their sides run on past the corners (`DetectJunctions`), each moved out to
 /// a well-supported quad enclosing it (`outermost`) → each side stepped out across its frame's
 /// band (`DetectBands`), the quad grown to a frame around it (`DetectFrames`), and a side still
@@ -70,6 +72,7 @@ public final class RectangleDetector {
             }
         }
         let formed = groupLines.flatMap { DetectQuads.run($0, map: map, options: options) } + completed.flatMap { $0 }
+            + DetectCorners.run(groups.lines, map: map, options: options)
         let candidates = CandidatePool.strongest(formed, bound: bound)
         let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide, map: map)
         let trace = tracing ? DetectionTrace(map: map, groups: groups, candidates: candidates, picks: chosen) : nil
