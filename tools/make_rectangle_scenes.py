@@ -715,14 +715,7 @@ def make_positive(i, W, H, seed, lossless=False):
         # linear light): otherwise its outer edge, the ground truth, is invisible. Repaint
         # (re-expose) the background if needed; a photo inside a white matte on a white wall is
         # what "low_contrast" is for, not this.
-        band = float(np.concatenate([luminance(tex[0]), luminance(tex[-1]),
-                                     luminance(tex[:, 0]), luminance(tex[:, -1])]).mean())
-        c = abs(band - wall) / (band + wall + 1e-6)
-        if c < 0.2:
-            want_wall = band * 0.8 / 1.2 if band > wall else min(1.0, band * 1.2 / 0.8)
-            gain = want_wall / max(wall, 1e-4)
-            img *= gain
-            params["background_gain"] = round(gain, 3)
+        keep_frame_visible(img, tex, wall, params)
     tags.append({"none": "no_frame", "dark": "frame_dark", "light": "matte_light", "nested": "nested"}[frame])
     if frame == "nested":
         tags.append("frame_dark")
@@ -855,8 +848,8 @@ def broad_shadow(img, rng, S):
 
 
 def keep_frame_visible(img, tex, wall, params):
-    """As make_positive: re-expose the background if the frame/matte's outer band has a Michelson
-    contrast < 0.2 with the wall around it."""
+    """Re-expose the background (in place) if the frame/matte's outer band has a Michelson
+    contrast < 0.2 with the wall around it; records the gain in params."""
     band = float(np.concatenate([luminance(tex[0]), luminance(tex[-1]),
                                  luminance(tex[:, 0]), luminance(tex[:, -1])]).mean())
     c = abs(band - wall) / (band + wall + 1e-6)

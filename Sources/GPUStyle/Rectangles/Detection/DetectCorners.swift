@@ -62,24 +62,12 @@ enum DetectCorners {
                 }
             }
         }
-        let workers = max(1, min(ParallelFor.workers, hypotheses.count))
-        var perWorker = [[QuadCandidate]](repeating: [], count: workers)
-        perWorker.withUnsafeMutableBufferPointer { perWorker in
-            ParallelFor.ranges(workers) { range in
-                for worker in range {
-                    var found: [QuadCandidate] = []
-                    for h in stride(from: worker, to: hypotheses.count, by: workers) {
-                        let s = hypotheses[h]
-                        if let candidate = DetectQuads.makeCandidate(lines, s.a, s.b, s.c, s.d, map: map,
-                                                                      minimumSide: minimumSide, options: options) {
-                            found.append(candidate)
-                        }
-                    }
-                    perWorker[worker] = found
-                }
+        return DetectQuads.collect(hypotheses.count) { h, found in
+            let s = hypotheses[h]
+            if let candidate = DetectQuads.makeCandidate(lines, s.a, s.b, s.c, s.d, map: map, minimumSide: minimumSide, options: options) {
+                found.append(candidate)
             }
         }
-        return perWorker.flatMap { $0 }
     }
 
     /// Two pairs of opposite lines, (a, b) and (c, d), in `DetectQuads.makeCandidate`'s order,

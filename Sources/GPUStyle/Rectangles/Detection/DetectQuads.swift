@@ -36,23 +36,29 @@ enum DetectQuads {
         // Sides of neighbouring corners meet at 90° ± the tolerance; perspective spreads each
         // pair of opposite sides by up to the skew.
         let minimumCrossing = 90 - options.quadratureTolerance - Parameters.maximumOppositeSkew / 2
-        // Each worker collects its own candidates; merged in pair order so results are deterministic.
-        let workers = max(1, min(ParallelFor.workers, pairs.count))
+        return collect(pairs.count) { p, found in
+            for q in (p + 1)..<pairs.count {
+                let (a, b) = pairs[p], (c, d) = pairs[q]
+                guard a != c && a != d && b != c && b != d else { continue }
+                guard angles[a * n + c] >= minimumCrossing, angles[b * n + d] >= minimumCrossing else { continue }
+                if let candidate = makeCandidate(lines, a, b, c, d, map: map, minimumSide: minimumSide, options: options) {
+                    found.append(candidate)
+                }
+            }
+        }
+    }
+
+    /// `body(k, &found)` for k in 0..<count on the worker threads, worker w taking every
+    /// workers-th k from w; each worker collects its own candidates, merged in worker order so
+    /// that results do not depend on timing.
+    static func collect(_ count: Int, _ body: (Int, inout [QuadCandidate]) -> Void) -> [QuadCandidate] {
+        let workers = max(1, min(ParallelFor.workers, count))
         var perWorker = [[QuadCandidate]](repeating: [], count: workers)
         perWorker.withUnsafeMutableBufferPointer { perWorker in
             ParallelFor.ranges(workers) { range in
                 for worker in range {
                     var found: [QuadCandidate] = []
-                    for p in stride(from: worker, to: pairs.count, by: workers) {
-                        for q in (p + 1)..<pairs.count {
-                            let (a, b) = pairs[p], (c, d) = pairs[q]
-                            guard a != c && a != d && b != c && b != d else { continue }
-                            guard angles[a * n + c] >= minimumCrossing, angles[b * n + d] >= minimumCrossing else { continue }
-                            if let candidate = makeCandidate(lines, a, b, c, d, map: map, minimumSide: minimumSide, options: options) {
-                                found.append(candidate)
-                            }
-                        }
-                    }
+                    for k in stride(from: worker, to: count, by: workers) { body(k, &found) }
                     perWorker[worker] = found
                 }
             }
