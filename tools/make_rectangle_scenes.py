@@ -752,16 +752,7 @@ def make_positive(i, W, H, seed, lossless=False):
         tags.append("jpeg")
     if clean:
         tags.append("clean")
-    if params["tilt_deg"] > 25:
-        tags.append("strong_tilt")
-    if params["size"] < 0.3:
-        tags.append("small")
-    if params["size"] > 0.55:
-        tags.append("large")
-    if params["portrait"]:
-        tags.append("portrait")
-    if bg_name in CLUTTER:
-        tags.append("clutter")
+    tags.extend(view_tags(params, bg_name))
     entry = {"kind": "positive", "quad": quad, "inner_quad": inner_quad, "tags": tags, "params": params}
     if frame == "nested":
         entry["note"] = ("nested frames: quad is the outer frame's outside edge; the inner frame "
@@ -845,6 +836,22 @@ def broad_shadow(img, rng, S):
     strength = rng.uniform(0.1, 0.3)
     img *= (1 - strength / (1 + np.exp(-d / soft)))[..., None]
     return {"broad_shadow_strength": round(strength, 3), "broad_shadow_softness": round(soft, 1)}
+
+
+def view_tags(params, background):
+    """Tags for how the picture is seen: strong_tilt, small, large, portrait, clutter."""
+    tags = []
+    if params["tilt_deg"] > 25:
+        tags.append("strong_tilt")
+    if params["size"] < 0.3:
+        tags.append("small")
+    if params["size"] > 0.55:
+        tags.append("large")
+    if params["portrait"]:
+        tags.append("portrait")
+    if background in CLUTTER:
+        tags.append("clutter")
+    return tags
 
 
 def keep_frame_visible(img, tex, wall, params):
@@ -1229,16 +1236,7 @@ def make_kind_positive(kind, i, W, H, seed):
     elif kind == "glare":
         params.update(add_glare(img, quad, rng, S))
     u8 = finish_kind(kind, img, rng, params, tags)
-    if params["tilt_deg"] > 25:
-        tags.append("strong_tilt")
-    if params["size"] < 0.3:
-        tags.append("small")
-    if params["size"] > 0.55:
-        tags.append("large")
-    if params["portrait"]:
-        tags.append("portrait")
-    if params["background"] in CLUTTER:
-        tags.append("clutter")
+    tags.extend(view_tags(params, params["background"]))
     entry = {"kind": "positive", "quad": quad, "inner_quad": inner_quad, "tags": tags, "params": params}
     if params["frame"] == "nested":
         entry["note"] = ("nested frames: quad is the outer frame's outside edge; the inner frame "
