@@ -78,6 +78,40 @@ final class DetectCornersTests: XCTestCase {
         XCTAssertTrue(DetectCorners.run(groups.lines, map: map, options: options).contains { Self.matches($0, corners, within: 1.5) })
     }
 
+    /// A picture hung just under a shelf edge: its top side lies along a dark line that runs on
+    /// across the wall, so its top corners are Ts, not Ls. They count as corners only where the
+    /// colours say an object's corner (the wedge between the arms unlike both sides), which
+    /// needs the photo; a T of the shelf line and the picture's side has wall on both sides of
+    /// the stem below the line and is not one.
+    func testATCornerCountsWhereTheColoursSaySo() throws {
+        let truth = Quad(topLeft: Point(x: 180, y: 120), topRight: Point(x: 450, y: 120),
+                         bottomRight: Point(x: 450, y: 350), bottomLeft: Point(x: 180, y: 350))
+        var image = SyntheticScene.render(width: 640, height: 480, quad: truth)
+        let plane = image.width * image.height
+        for y in 116..<120 {
+            for x in 0..<image.width { for c in 0..<3 { image.rgb[c * plane + y * image.width + x] = 0.05 } }
+        }
+        let map = DetectEdges.run(image)
+        let corners = truth.corners.map { map.toWorking($0) }
+        let groups = DetectLines.groups(map, minimumVotes: 14)
+        let options = RectangleDetectionOptions()
+        let minimumSide = max(8, options.minimumSize * Double(min(map.width, map.height)))
+        func corner(near q: Point, in found: [DetectCorners.Corner]) -> DetectCorners.Corner? {
+            found.first { c in
+                guard let p = groups.lines[c.arms.0.line].intersection(groups.lines[c.arms.1.line]) else { return false }
+                return p.distance(to: q) < 2
+            }
+        }
+        let withPhoto = DetectCorners.findCorners(groups.lines, map: map, image: image, minimumSide: minimumSide, options: options)
+        let withoutPhoto = DetectCorners.findCorners(groups.lines, map: map, minimumSide: minimumSide, options: options)
+        let topLeft = try XCTUnwrap(corner(near: corners[0], in: withPhoto), "the top-left T with the photo")
+        XCTAssertTrue(topLeft.isT)
+        XCTAssertNil(corner(near: corners[0], in: withoutPhoto), "without the photo only Ls are corners")
+        XCTAssertNotNil(corner(near: corners[3], in: withoutPhoto), "the bottom corners are Ls")
+        XCTAssertTrue(DetectCorners.run(groups.lines, map: map, image: image, options: options)
+            .contains { Self.matches($0, corners, within: 1.5) })
+    }
+
     /// A line set is the same whatever corner or direction the walk came from.
     func testLineSetsAreNormalised() {
         let a = DetectCorners.LineSet(3, 9, 5, 1), b = DetectCorners.LineSet(1, 5, 9, 3), c = DetectCorners.LineSet(9, 3, 1, 5)

@@ -39,14 +39,25 @@ public struct Quad: Sendable, Equatable, CustomStringConvertible {
 
     public var corners: [Point] { [topLeft, topRight, bottomRight, bottomLeft] }
 
+    /// Corner i of `corners` (i in 0...3) without making the array: for loops that test
+    /// thousands of quads (`area`, `contains`).
+    @inline(__always)
+    func corner(_ i: Int) -> Point {
+        switch i & 3 {
+        case 0: topLeft
+        case 1: topRight
+        case 2: bottomRight
+        default: bottomLeft
+        }
+    }
+
     public var description: String { corners.map(\.description).joined(separator: " ") }
 
     /// Area by the shoelace formula (positive for the documented clockwise-on-screen order).
     public var area: Double {
-        let c = corners
         var sum = 0.0
         for i in 0..<4 {
-            let a = c[i], b = c[(i + 1) % 4]
+            let a = corner(i), b = corner(i + 1)
             sum += a.x * b.y - b.x * a.y
         }
         return sum / 2

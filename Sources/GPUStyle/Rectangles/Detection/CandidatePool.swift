@@ -9,11 +9,56 @@ struct CandidatePool {
     private var measured: [Bool]
     private let map: EdgeMap?
 
+    /// Each candidate's area, score and `throughT`, which ranking never changes, in plain arrays
+    /// for the scans over all candidates (`RectangleDetector.outermost`).
+    let areas: [Double]
+    let scores: [Double]
+    let throughT: [Bool]
+
     /// With `map` nil the candidates' `overshoot` values are taken as they are.
     init(_ candidates: [QuadCandidate], map: EdgeMap?) {
         self.candidates = candidates
         self.map = map
         measured = [Bool](repeating: map == nil, count: candidates.count)
+        let areas = candidates.map(\.quad.area)
+        self.areas = areas
+        scores = candidates.map(\.score)
+        throughT = candidates.map(\.throughT)
+        byArea = candidates.indices.sorted { areas[$0] < areas[$1] }
+        bounds = candidates.map { c in
+            let xs = (0..<4).map { c.quad.corner($0).x }, ys = (0..<4).map { c.quad.corner($0).y }
+            return (xs.min()!, ys.min()!, xs.max()!, ys.max()!)
+        }
+    }
+
+    /// Each candidate's axis-aligned bounds (minimum x, y, maximum x, y).
+    let bounds: [(Double, Double, Double, Double)]
+
+    /// Whether p lies within candidate k's bounds grown by `margin`: a quick test that can only
+    /// say no where `Quad.contains` with a tolerance of at most margin / 3 would (a corner of
+    /// at least 45°, as every gate allows, moves out by tolerance / sin 22.5° < 3 tolerance).
+    func mayContain(_ k: Int, _ p: Point, margin: Double) -> Bool {
+        let b = bounds[k]
+        return p.x >= b.0 - margin && p.y >= b.1 - margin && p.x <= b.2 + margin && p.y <= b.3 + margin
+    }
+
+    /// Candidate indices in increasing area.
+    let byArea: [Int]
+
+    /// Indices of the candidates whose area lies in (lower, upper], in increasing area: the
+    /// only ones that can be an outline of a quad (`RectangleDetector.outermost`), found by
+    /// bisection instead of a scan over thousands for each of hundreds of picks.
+    func areas(above lower: Double, upTo upper: Double) -> ArraySlice<Int> {
+        func firstIndex(where above: (Double) -> Bool) -> Int {
+            var lo = 0, hi = byArea.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if above(areas[byArea[mid]]) { hi = mid } else { lo = mid + 1 }
+            }
+            return lo
+        }
+        let start = firstIndex { $0 > lower }, end = firstIndex { $0 > upper }
+        return byArea[start..<max(start, end)]
     }
 
     var count: Int { candidates.count }

@@ -36,17 +36,23 @@ enum DetectCorners {
 
     struct Corner {
         let arms: (Arm, Arm)
+        /// One of the lines runs on past the corner.
+        var isT = false
         func other(than line: Int) -> Arm { arms.0.line == line ? arms.1 : arms.0 }
     }
 
-    static func run(_ lines: [DetectedLine], map: EdgeMap, options: RectangleDetectionOptions) -> [QuadCandidate] {
+    /// `image`: the photo, for telling a T where one side lies along a background line from a
+    /// T of background lines (`isObjectCorner`); without it only Ls are corners.
+    static func run(_ lines: [DetectedLine], map: EdgeMap, image: Image? = nil, options: RectangleDetectionOptions) -> [QuadCandidate] {
         let shortSide = Double(min(map.width, map.height))
         let minimumSide = max(8, options.minimumSize * shortSide)
-        let corners = findCorners(lines, map: map, minimumSide: minimumSide, options: options)
+        let corners = findCorners(lines, map: map, image: image, minimumSide: minimumSide, options: options)
         let next = sides(corners, lines: lines, minimumSide: minimumSide)
         // Chains corner → side → corner → side → corner; the set of four lines is the hypothesis.
-        var seen = Set<LineSet>()
+        var seen: [LineSet: Int] = [:]
         var hypotheses: [LineSet] = []
+        // Whether every chain found for the set passes a T corner.
+        var throughT: [Bool] = []
         walk: for (c0, corner) in corners.enumerated() {
             for first in [corner.arms.0, corner.arms.1] {
                 let closing = corner.other(than: first.line).line
@@ -55,8 +61,15 @@ enum DetectCorners {
                     for c2 in next[c1][second.line] ?? [] {
                         let third = corners[c2].other(than: second.line)
                         let set = LineSet(first.line, third.line, closing, second.line)
-                        guard set.isValid, seen.insert(set).inserted else { continue }
+                        guard set.isValid else { continue }
+                        let viaT = corner.isT || corners[c1].isT || corners[c2].isT
+                        if let known = seen[set] {
+                            if !viaT { throughT[known] = false }
+                            continue
+                        }
+                        seen[set] = hypotheses.count
                         hypotheses.append(set)
+                        throughT.append(viaT)
                         if hypotheses.count >= Parameters.maximumHypotheses { break walk }
                     }
                 }
@@ -64,7 +77,8 @@ enum DetectCorners {
         }
         return DetectQuads.collect(hypotheses.count) { h, found in
             let s = hypotheses[h]
-            if let candidate = DetectQuads.makeCandidate(lines, s.a, s.b, s.c, s.d, map: map, minimumSide: minimumSide, options: options) {
+            if var candidate = DetectQuads.makeCandidate(lines, s.a, s.b, s.c, s.d, map: map, minimumSide: minimumSide, options: options) {
+                candidate.throughT = throughT[h]
                 found.append(candidate)
             }
         }
@@ -85,7 +99,7 @@ enum DetectCorners {
         var isValid: Bool { Set([a, b, c, d]).count == 4 }
     }
 
-    static func findCorners(_ lines: [DetectedLine], map: EdgeMap, minimumSide: Double,
+    static func findCorners(_ lines: [DetectedLine], map: EdgeMap, image: Image? = nil, minimumSide: Double,
                             options: RectangleDetectionOptions) -> [Corner] {
         let minimumCrossing = 90 - options.quadratureTolerance - DetectionParameters.Quads.maximumOppositeSkew / 2
         let arm = max(Parameters.minimumArmLength, Parameters.armShare * minimumSide)
@@ -108,14 +122,52 @@ enum DetectCorners {
                     guard ci.arm >= Parameters.armCoverage else { continue }
                     for sj in [-1.0, 1.0] {
                         let cj = coverage(lines[j], from: tj, sign: sj)
-                        // An L: neither line runs on (a brick wall's mortar makes Ts and Xs).
-                        guard cj.arm >= Parameters.armCoverage, max(ci.runOn, cj.runOn) <= Parameters.maximumRunOn else { continue }
-                        corners.append(Corner(arms: (Arm(line: i, t: ti, sign: si), Arm(line: j, t: tj, sign: sj))))
+                        guard cj.arm >= Parameters.armCoverage, min(ci.runOn, cj.runOn) <= Parameters.maximumRunOn else { continue }
+                        // An L (neither line runs on), or a T whose inside differs from both its
+                        // neighbours (a note's side along the desk's grain); not an X.
+                        let isT = max(ci.runOn, cj.runOn) > Parameters.maximumRunOn
+                        let corner = Corner(arms: (Arm(line: i, t: ti, sign: si), Arm(line: j, t: tj, sign: sj)), isT: isT)
+                        if isT {
+                            guard let image, isObjectCorner(corner, at: p, lines: lines, arm: arm, map: map, image: image) else { continue }
+                        }
+                        corners.append(corner)
                     }
                 }
             }
         }
         return corners
+    }
+
+    /// Whether the wedge between a corner's arms differs in colour from the regions across each
+    /// arm: true at an object's corner, whatever the lines do beyond it; false at a T of a brick
+    /// wall (the two bricks beside the stem look alike). Colours are means of small patches of
+    /// the full-resolution photo, `Parameters.wedgeDistance` arm lengths from the corner.
+    static func isObjectCorner(_ corner: Corner, at p: Point, lines: [DetectedLine], arm: Double, map: EdgeMap,
+                               image: Image) -> Bool {
+        let ui = lines[corner.arms.0.line].direction * corner.arms.0.sign
+        let uj = lines[corner.arms.1.line].direction * corner.arms.1.sign
+        let r = Parameters.wedgeDistance * arm
+        guard let inside = patch(p + (ui + uj) * r, map: map, image: image),
+              let acrossI = patch(p + (ui - uj) * r, map: map, image: image),
+              let acrossJ = patch(p + (uj - ui) * r, map: map, image: image) else { return false }
+        return inside.distance(to: acrossI) >= Parameters.minimumWedgeContrast
+            && inside.distance(to: acrossJ) >= Parameters.minimumWedgeContrast
+    }
+
+    /// Mean colour of the 5 x 5 photo pixels around working point q; nil outside the photo.
+    static func patch(_ q: Point, map: EdgeMap, image: Image) -> MeanColour? {
+        let c = map.toImage(q)
+        let x0 = nearestInt(c.x) - 2, y0 = nearestInt(c.y) - 2
+        guard x0 >= 0, y0 >= 0, x0 + 4 < image.width, y0 + 4 < image.height else { return nil }
+        let plane = image.width * image.height
+        var sum = MeanColour(r: 0, g: 0, b: 0)
+        for y in y0...(y0 + 4) {
+            for x in x0...(x0 + 4) {
+                let k = y * image.width + x
+                sum.r += Double(image.rgb[k]); sum.g += Double(image.rgb[plane + k]); sum.b += Double(image.rgb[2 * plane + k])
+            }
+        }
+        return MeanColour(r: sum.r / 25, g: sum.g / 25, b: sum.b / 25)
     }
 
     /// For each corner and each of its lines, the corners its arm along that line reaches: the

@@ -9,6 +9,10 @@ struct QuadCandidate {
     var coverage: [Double]
     /// `DetectJunctions.overshoot`, filled in when candidates are ranked.
     var overshoot = 0.0
+    /// Found only through a T corner (`DetectCorners`): never taken as another pick's outline
+    /// (`RectangleDetector.outermost`), where a background line's Ts made a committed scene's
+    /// frame grow onto the wall.
+    var throughT = false
     var score: Double { 0.5 * coverage.min()! + 0.5 * coverage.reduce(0, +) / 4 }
 }
 
@@ -144,9 +148,9 @@ extension Quad {
 
     /// Whether p lies inside the (convex) quad or within `tolerance` pixels outside it.
     func contains(_ p: Point, tolerance: Double) -> Bool {
-        let c = corners, orientation: Double = area >= 0 ? 1 : -1
+        let orientation: Double = area >= 0 ? 1 : -1
         for i in 0..<4 {
-            let a = c[i], b = c[(i + 1) % 4]
+            let a = corner(i), b = corner(i + 1)
             let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
             if orientation * cross / max(a.distance(to: b), 1e-12) < -tolerance { return false }
         }

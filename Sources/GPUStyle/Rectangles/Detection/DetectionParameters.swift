@@ -73,6 +73,11 @@ enum DetectionParameters {
         /// Allowing Ts (one line running on) made 30 times the corners on a brick wall, and the
         /// walk's hypotheses with them.
         static let maximumRunOn = 0.5
+        /// A T (one line running on) is a corner when the wedge between its arms differs from
+        /// the regions across both arms by at least this RGB distance (0...1 per channel),
+        /// sampled this many arm lengths from the corner.
+        static let minimumWedgeContrast = 0.2
+        static let wedgeDistance = 0.5
         /// At most this many line sets are scored per image: a chequered floor makes corners at
         /// every tile; the pictures on the scenes need a few hundred.
         static let maximumHypotheses = 20_000
