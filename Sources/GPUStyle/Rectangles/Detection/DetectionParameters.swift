@@ -70,12 +70,13 @@ enum DetectionParameters {
         static let minimumSideShare = 0.5
         /// Share of the stretch before each arm (the line run on past the corner) that may lie
         /// on edges: a picture's corner is an L, where a brick wall's mortar makes Ts and Xs.
-        /// Allowing Ts (one line running on) made 30 times the corners on a brick wall, and the
-        /// walk's hypotheses with them.
+        /// Taking every T (one line running on) made 30 times the corners on a brick wall, and
+        /// the walk's hypotheses with them; a T counts only by its colours (below).
         static let maximumRunOn = 0.5
         /// A T (one line running on) is a corner when the wedge between its arms differs from
         /// the regions across both arms by at least this RGB distance (0...1 per channel),
-        /// sampled this many arm lengths from the corner.
+        /// sampled this many arm lengths from the corner. Development sets: 0.2 found 6 more
+        /// sticky notes of 95 on a wooden desk than Ls alone; 0.1 as many, with a false positive.
         static let minimumWedgeContrast = 0.2
         static let wedgeDistance = 0.5
         /// At most this many line sets are scored per image: a chequered floor makes corners at
