@@ -9,11 +9,12 @@ For every positive scene of each folder (as written by tools/make_rectangle_scen
 of corners, every one within --tolerance px), runs `gpustyle detect --trace` and classifies the miss by the first stage that lost it:
 
   side-not-found   a true side is near none of the detector's lines (its line never made a
-                   Hough or segment shortlist); the sides are listed
-  no-common-group  every side has a line, but no group holds all four (quads are formed within
-                   a group only)
-  no-candidate     one group holds all four sides, but no quad candidate matches the truth (a
-                   side's edge coverage or the geometry gates rejected it)
+                   Hough or segment shortlist, nor the longer lists of the corner walk); the
+                   sides are listed
+  no-candidate     every side has a line, but no quad candidate matches the truth: neither
+                   formed within a group (the detail says "in a group" when one holds all four
+                   sides: a side's edge coverage or the geometry gates rejected it) nor walked
+                   from corners (DetectCorners: a corner's arm or a side's coverage fell short)
   outranked        a candidate matches the truth, but another was picked
   refinement       the pick matches the truth; moving sides out (bands, frames, stuck sides) or
                    the sub-pixel refinement lost it
@@ -34,7 +35,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import evaluate_rectangles as ev  # noqa: E402
 
-CLASSES = ["side-not-found", "no-common-group", "no-candidate", "outranked", "refinement"]
+CLASSES = ["side-not-found", "no-candidate", "outranked", "refinement"]
 SIDES = ["top", "right", "bottom", "left"]
 
 
@@ -60,10 +61,9 @@ def classify(trace, truth, tolerance, line_tolerance):
     missing = [SIDES[k] for k in range(4) if not near[k]]
     if missing:
         return "side-not-found", ",".join(missing)
-    if not any(all(near[k] & set(group) for k in range(4)) for group in trace["groups"]):
-        return "no-common-group", ""
     if not any(matches(c["corners"], truth, tolerance) for c in trace["candidates"]):
-        return "no-candidate", ""
+        grouped = any(all(near[k] & set(group) for k in range(4)) for group in trace["groups"])
+        return "no-candidate", "in a group" if grouped else "in no group"
     if not any(matches(p["corners"], truth, tolerance) for p in trace["picks"]):
         return "outranked", ""
     return "refinement", ""
