@@ -7,14 +7,12 @@ import Foundation
 /// that covers it; when all four sides find one, the quad is replaced by the enclosing one,
 /// and the search repeats (a frame inside a frame).
 enum DetectFrames {
-    /// How far outward to look, as a share of the quad's shorter side.
-    static let reach = 0.25
-    static let minimumCoverage = 0.6
+    typealias Parameters = DetectionParameters.Frames
 
     /// The enclosing frame's quad, or nil when there is none.
     static func grow(_ candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions) -> QuadCandidate? {
         var current: QuadCandidate?
-        for _ in 0..<3 {
+        for _ in 0..<Parameters.maximumRings {
             guard let outer = ring(around: current ?? candidate, map: map, options: options) else { break }
             current = outer
         }
@@ -24,7 +22,7 @@ enum DetectFrames {
     static func ring(around candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions) -> QuadCandidate? {
         let c = candidate.quad.corners
         let sides = (0..<4).map { c[$0].distance(to: c[($0 + 1) % 4]) }
-        let maximumOffset = max(3, reach * min(sides.min()!, sides.max()!))
+        let maximumOffset = max(Parameters.minimumReach, Parameters.reach * min(sides.min()!, sides.max()!))
         var lines: [DetectedLine] = []
         var coverage: [Double] = []
         for i in 0..<4 {
@@ -36,7 +34,9 @@ enum DetectFrames {
         var corners: [Point] = []
         for i in 0..<4 {
             guard let p = lines[(i + 3) % 4].intersection(lines[i]) else { return nil }
-            guard p.x >= -2, p.y >= -2, p.x <= Double(map.width + 1), p.y <= Double(map.height + 1) else { return nil }
+            let margin = DetectionParameters.Quads.borderMargin
+            guard p.x >= -margin, p.y >= -margin, p.x <= Double(map.width - 1) + margin, p.y <= Double(map.height - 1) + margin
+            else { return nil }
             corners.append(p)
         }
         guard DetectQuads.isConvex(corners) else { return nil }
@@ -50,10 +50,9 @@ enum DetectFrames {
     static func outwardEdge(from a: Point, to b: Point, maximumOffset: Double, map: EdgeMap) -> (DetectedLine, Double)? {
         let d = (b - a) * (1 / max(a.distance(to: b), 1e-9))
         let outward = Point(x: d.y, y: -d.x)
-        // Skip the side's own edge response (a couple of pixels) before looking for the next one.
-        var offset = 2.5
+        var offset = Parameters.firstOffset
         while offset <= maximumOffset {
-            for tilt in [0.0, -0.02, 0.02, -0.04, 0.04] {
+            for tilt in Parameters.tilts {
                 // Tilting pivots the probe line about the side's midpoint, for perspective.
                 let direction = Point(x: d.x - d.y * tilt, y: d.y + d.x * tilt)
                 let length = direction.length
@@ -62,8 +61,8 @@ enum DetectFrames {
                 let mid = (start + end) * 0.5
                 let half = a.distance(to: b) / 2
                 let p0 = mid - dir * half, p1 = mid + dir * half
-                let cov = map.sideCoverage(from: p0, to: p1, minimum: minimumCoverage)
-                if cov >= minimumCoverage {
+                let cov = map.sideCoverage(from: p0, to: p1, minimum: Parameters.minimumCoverage)
+                if cov >= Parameters.minimumCoverage {
                     let normal = Point(x: -dir.y, y: dir.x)
                     let theta = atan2(normal.y, normal.x)
                     let line = DetectedLine(theta: theta, rho: mid.x * normal.x + mid.y * normal.y, votes: 0)

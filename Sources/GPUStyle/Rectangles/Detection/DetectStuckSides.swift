@@ -12,23 +12,17 @@ import Foundation
 /// colour check: 300 -> 307 found, no false positives. On two seeds made afterwards, the two
 /// checks together: 44 -> 45 and 45 -> 47 of 60.
 enum DetectStuckSides {
-    /// The strips compared, in working pixels from the side (a dark frame's moulding is about 4).
-    static let stripNear = 1.5
-    static let stripFar = 4.0
-    /// How far out a side may move, as a share of the quad's shortest side.
-    static let reach = 0.25
-    /// The outer edge's share of the side (wide mouldings sit on busy walls).
-    static let minimumCoverage = 0.5
+    typealias Parameters = DetectionParameters.StuckSides
 
     static func run(_ candidate: QuadCandidate, map: EdgeMap, options: RectangleDetectionOptions, image: Image) -> QuadCandidate {
         var corners = candidate.quad.corners
         let sides = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }
-        let maximumOffset = max(4, reach * sides.min()!)
+        let maximumOffset = max(Parameters.minimumReach, Parameters.reach * sides.min()!)
         var moved = false
         for i in 0..<4 {
-            let around = SideStrips.others(corners, except: i, from: stripNear, to: stripFar, map: map, image: image)
+            let around = SideStrips.others(corners, except: i, from: Parameters.stripNear, to: Parameters.stripFar, map: map, image: image)
             guard around.inside.count == 3, around.outside.count == 3,
-                  let beyond = SideStrips.mean(corners, side: i, from: stripNear, to: stripFar, map: map, image: image),
+                  let beyond = SideStrips.mean(corners, side: i, from: Parameters.stripNear, to: Parameters.stripFar, map: map, image: image),
                   !SideStrips.looksLikeOutside(beyond, inside: around.inside, outside: around.outside),
                   let line = outline(outside: corners, side: i, maximumOffset: maximumOffset, around: around, map: map, image: image)
             else { continue }
@@ -52,12 +46,12 @@ enum DetectStuckSides {
     static func outline(outside corners: [Point], side i: Int, maximumOffset: Double,
                         around: (inside: [MeanColour], outside: [MeanColour]), map: EdgeMap, image: Image) -> DetectedLine? {
         let a = corners[i], b = corners[(i + 1) % 4], n = DetectBands.outward(a, b)
-        let found = OutwardProbe.first(from: a, to: b, offsets: 2, through: maximumOffset, minimum: minimumCoverage, map: map,
+        let found = OutwardProbe.first(from: a, to: b, offsets: Parameters.firstOffset, through: maximumOffset, minimum: Parameters.minimumCoverage, map: map,
                                        accepts: { map.runsAlong($0, normal: n) }) { probe in
             var moved = corners
             moved[i] = probe.p0
             moved[(i + 1) % 4] = probe.p1
-            guard let wall = SideStrips.mean(moved, side: i, from: stripNear, to: stripFar, map: map, image: image) else { return .skip }
+            guard let wall = SideStrips.mean(moved, side: i, from: Parameters.stripNear, to: Parameters.stripFar, map: map, image: image) else { return .skip }
             return SideStrips.looksLikeOutside(wall, inside: around.inside, outside: around.outside) ? .take : .skip
         }
         return found.map { DetectLines.refine(DetectBands.lineThrough($0.p0, $0.p1), map) }

@@ -149,6 +149,38 @@ enum DetectionParameters {
         static let outlineContainment = 0.5
     }
 
+    /// Growing a quad to the frame around it (`DetectFrames`).
+    enum Frames {
+        /// How far outward each side looks, as a share of the quad's shorter side, and at least
+        /// `minimumReach` pixels.
+        static let reach = 0.25
+        static let minimumReach = 3.0
+        /// Share of a side the outer edge must cover.
+        static let minimumCoverage = 0.6
+        /// The search starts past the side's own edge response (a couple of pixels) and steps
+        /// out 1 px at a time, at each offset trying these tilts (radians, about the side's
+        /// midpoint, for perspective).
+        static let firstOffset = 2.5
+        static let tilts = [0.0, -0.02, 0.02, -0.04, 0.04]
+        /// Frames inside frames followed outward.
+        static let maximumRings = 3
+    }
+
+    /// Moving out a side stuck on a frame's inner edge (`DetectStuckSides`).
+    enum StuckSides {
+        /// The strips compared, in working pixels from the side (a dark frame's moulding is
+        /// about 4).
+        static let stripNear = 1.5
+        static let stripFar = 4.0
+        /// How far out a side may move, as a share of the quad's shortest side, and at least
+        /// `minimumReach` pixels; probes start `firstOffset` out.
+        static let reach = 0.25
+        static let minimumReach = 4.0
+        static let firstOffset = 2.0
+        /// The outer edge's share of the side (wide mouldings sit on busy walls).
+        static let minimumCoverage = 0.5
+    }
+
     /// Sub-pixel refinement (`DetectRefine`), in image pixels: how far across each side the
     /// gradient profile is searched, at least `minimumSearchRadius` and `searchRadiusPerScale`
     /// working-map pixels.
