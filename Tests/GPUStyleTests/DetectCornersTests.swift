@@ -31,8 +31,7 @@ final class DetectCornersTests: XCTestCase {
         let map = DetectEdges.run(image)
         let corners = truth.map { map.toWorking($0) }
         let options = RectangleDetectionOptions()
-        let shortSide = Double(min(map.width, map.height))
-        let groups = DetectLines.groups(map, minimumVotes: max(10, Int(0.3 * max(8, options.minimumSize * shortSide))))
+        let groups = DetectLines.groups(map, minimumVotes: DetectLines.minimumVotes(map, options: options))
         for (k, members) in groups.members.enumerated() {
             let held = (0..<4).filter { i in members.contains { Self.runsAlong(groups.lines[$0], side: i, corners: corners) } }
             XCTAssertLessThan(held.count, 4, "group \(k) holds every side: the scene no longer tests the walk")
@@ -65,8 +64,7 @@ final class DetectCornersTests: XCTestCase {
         let corners = truth.corners.map { map.toWorking($0) }
         let options = RectangleDetectionOptions()
         let groups = DetectLines.groups(map, minimumVotes: 14)
-        let shortSide = Double(min(map.width, map.height))
-        let found = DetectCorners.findCorners(groups.lines, map: map, minimumSide: max(8, options.minimumSize * shortSide),
+        let found = DetectCorners.findCorners(groups.lines, map: map, minimumSide: DetectQuads.minimumSide(map, options: options),
                                               options: options)
         // No corner at the hidden one (its arms are on the wall)...
         let hidden = corners[0]
@@ -95,7 +93,7 @@ final class DetectCornersTests: XCTestCase {
         let corners = truth.corners.map { map.toWorking($0) }
         let groups = DetectLines.groups(map, minimumVotes: 14)
         let options = RectangleDetectionOptions()
-        let minimumSide = max(8, options.minimumSize * Double(min(map.width, map.height)))
+        let minimumSide = DetectQuads.minimumSide(map, options: options)
         func corner(near q: Point, in found: [DetectCorners.Corner]) -> DetectCorners.Corner? {
             found.first { c in
                 guard let p = groups.lines[c.arms.0.line].intersection(groups.lines[c.arms.1.line]) else { return false }

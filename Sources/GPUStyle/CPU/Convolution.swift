@@ -156,8 +156,8 @@ struct PackedConvolution {
                 }
             }
             for c in 0..<out.channels {
-                InstanceNorm.setAffine(layer: stats.layer, channel: c, mean: running.mean[c],
-                                       variance: max(0, running.m2[c] / running.count), parameters: parameters, affine: affine)
+                InstanceNorm.setAffine(layer: stats.layer, channel: c, mean: running.mean[c], variance: running.variance(c),
+                                       parameters: parameters, affine: affine)
             }
         }
     }

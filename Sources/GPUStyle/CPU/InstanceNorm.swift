@@ -24,9 +24,16 @@ enum InstanceNorm {
                           affine: UnsafeMutablePointer<Float>) {
         let table = parameters + layer * ExecutionPlan.parametersPerLayer
         let out = affine + layer * ExecutionPlan.parametersPerLayer
-        let scale = table[c] / Float((variance + Double(StyleNetwork.instanceNormEpsilon)).squareRoot())
-        out[c] = scale
-        out[StyleNetwork.maxChannels + c] = table[StyleNetwork.maxChannels + c] - Float(mean) * scale
+        (out[c], out[StyleNetwork.maxChannels + c]) = folded(gamma: table[c], beta: table[StyleNetwork.maxChannels + c],
+                                                            mean: mean, variance: variance)
+    }
+
+    /// Instance norm and its γ, β folded into one affine: scale = γ / sqrt(var + ε), shift =
+    /// β − mean · scale (biased variance). The whole-image statistics, the tiles' merged ones
+    /// (`RunningMoments.affine`) and the fused convolutions' all end here.
+    static func folded(gamma: Float, beta: Float, mean: Double, variance: Double) -> (scale: Float, shift: Float) {
+        let scale = gamma / Float((variance + Double(StyleNetwork.instanceNormEpsilon)).squareRoot())
+        return (scale, beta - Float(mean) * scale)
     }
 
     /// Per channel [mean, M2] of a tile's map, for `RunningMoments` to merge.

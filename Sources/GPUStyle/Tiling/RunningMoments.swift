@@ -31,14 +31,16 @@ struct RunningMoments {
         count = total
     }
 
-    /// The layer's folded instance-norm affine, as `InstanceNormStatistics` computes it:
-    /// scale = γ / sqrt(var + ε), shift = β − mean · scale (biased variance).
+    /// Channel c's biased variance.
+    func variance(_ c: Int) -> Double { max(0, m2[c] / count) }
+
+    /// The layer's folded instance-norm affine (`InstanceNorm.folded`), as
+    /// `InstanceNormStatistics` computes it.
     func affine(gamma: ArraySlice<Float>, beta: ArraySlice<Float>) -> (scale: [Float], shift: [Float]) {
         var scale = [Float](repeating: 0, count: mean.count), shift = scale
         for c in mean.indices {
-            let variance = max(0, m2[c] / count)
-            scale[c] = gamma[gamma.startIndex + c] / Float((variance + Double(StyleNetwork.instanceNormEpsilon)).squareRoot())
-            shift[c] = beta[beta.startIndex + c] - Float(mean[c]) * scale[c]
+            (scale[c], shift[c]) = InstanceNorm.folded(gamma: gamma[gamma.startIndex + c], beta: beta[beta.startIndex + c],
+                                                       mean: mean[c], variance: variance(c))
         }
         return (scale, shift)
     }

@@ -26,8 +26,11 @@ struct CandidatePool {
         throughT = candidates.map(\.throughT)
         byArea = candidates.indices.sorted { areas[$0] < areas[$1] }
         bounds = candidates.map { c in
-            let xs = (0..<4).map { c.quad.corner($0).x }, ys = (0..<4).map { c.quad.corner($0).y }
-            return (xs.min()!, ys.min()!, xs.max()!, ys.max()!)
+            let q = c.quad
+            return (min(min(q.topLeft.x, q.topRight.x), min(q.bottomRight.x, q.bottomLeft.x)),
+                    min(min(q.topLeft.y, q.topRight.y), min(q.bottomRight.y, q.bottomLeft.y)),
+                    max(max(q.topLeft.x, q.topRight.x), max(q.bottomRight.x, q.bottomLeft.x)),
+                    max(max(q.topLeft.y, q.topRight.y), max(q.bottomRight.y, q.bottomLeft.y)))
         }
     }
 

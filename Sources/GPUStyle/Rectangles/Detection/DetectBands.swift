@@ -71,7 +71,7 @@ enum DetectBands {
         var grown: [Point] = []
         for i in 0..<4 {
             guard let p = lines[(i + 3) % 4].intersection(lines[i]) else { return candidate }
-            guard p.x >= -2, p.y >= -2, p.x <= Double(map.width + 1), p.y <= Double(map.height + 1) else { return candidate }
+            guard map.holdsCorner(p) else { return candidate }
             grown.append(p)
         }
         guard DetectQuads.isConvex(grown), DetectQuads.passesGeometry(grown, options: options) else { return candidate }

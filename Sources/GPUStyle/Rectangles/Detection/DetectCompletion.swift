@@ -12,9 +12,8 @@ enum DetectCompletion {
     typealias Parameters = DetectionParameters.Completion
 
     static func run(_ lines: [DetectedLine], map: EdgeMap, options: RectangleDetectionOptions) -> [QuadCandidate] {
-        let shortSide = Double(min(map.width, map.height))
-        let minimumSide = max(DetectionParameters.Quads.minimumSidePixels, options.minimumSize * shortSide)
-        let minimumCrossing = 90 - options.quadratureTolerance - DetectionParameters.Quads.maximumOppositeSkew / 2
+        let minimumSide = DetectQuads.minimumSide(map, options: options)
+        let minimumCrossing = DetectQuads.minimumCrossing(options)
         var triples: [(coverage: Double, a: Int, b: Int, c: Int, tb: Double, tc: Double, sign: Double)] = []
         let n = lines.count
         // Per ordered pair (i, j): the angle between the lines and, where they cross inside the
@@ -24,7 +23,7 @@ enum DetectCompletion {
         for i in 0..<n {
             for j in 0..<n where i != j {
                 angles[i * n + j] = DetectQuads.angleBetween(lines[i], lines[j])
-                if let p = lines[i].intersection(lines[j]), inside(p, map) { crossing[i * n + j] = lines[i].parameter(of: p) }
+                if let p = lines[i].intersection(lines[j]), map.holdsCorner(p) { crossing[i * n + j] = lines[i].parameter(of: p) }
             }
         }
         for b in 0..<n {
@@ -82,11 +81,6 @@ enum DetectCompletion {
             if abs(t - t0) > 4096 { break }
         }
         return last
-    }
-
-    static func inside(_ p: Point, _ map: EdgeMap) -> Bool {
-        let margin = DetectionParameters.Quads.borderMargin
-        return p.x >= -margin && p.y >= -margin && p.x <= Double(map.width - 1) + margin && p.y <= Double(map.height - 1) + margin
     }
 
     static func side(of p: Point, line: DetectedLine) -> Double {

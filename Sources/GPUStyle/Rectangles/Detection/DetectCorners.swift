@@ -48,8 +48,7 @@ enum DetectCorners {
     /// `image`: the photo, for telling a T where one side lies along a background line from a
     /// T of background lines (`isObjectCorner`); without it only Ls are corners.
     static func run(_ lines: [DetectedLine], map: EdgeMap, image: Image? = nil, options: RectangleDetectionOptions) -> [QuadCandidate] {
-        let shortSide = Double(min(map.width, map.height))
-        let minimumSide = max(8, options.minimumSize * shortSide)
+        let minimumSide = DetectQuads.minimumSide(map, options: options)
         let corners = findCorners(lines, map: map, image: image, minimumSide: minimumSide, options: options)
         let next = sides(corners, lines: lines, minimumSide: minimumSide)
         // Chains corner → side → corner → side → corner; the set of four lines is the hypothesis.
@@ -100,14 +99,14 @@ enum DetectCorners {
                 (self.a, self.b, self.c, self.d) = (q.0, q.1, p.0, p.1)
             }
         }
-        var isValid: Bool { Set([a, b, c, d]).count == 4 }
+        /// Four different lines (each pair is ordered, so a < b and c < d unless equal).
+        var isValid: Bool { a != b && c != d && a != c && a != d && b != c && b != d }
     }
 
     static func findCorners(_ lines: [DetectedLine], map: EdgeMap, image: Image? = nil, minimumSide: Double,
                             options: RectangleDetectionOptions) -> [Corner] {
-        let minimumCrossing = 90 - options.quadratureTolerance - DetectionParameters.Quads.maximumOppositeSkew / 2
+        let minimumCrossing = DetectQuads.minimumCrossing(options)
         let arm = max(Parameters.minimumArmLength, Parameters.armShare * minimumSide)
-        let margin = DetectionParameters.Quads.borderMargin
         // Coverage of the arm from parameter t towards sign, and of the stretch before it.
         func coverage(_ line: DetectedLine, from t: Double, sign: Double) -> (arm: Double, runOn: Double) {
             let a = t + sign * Parameters.armGap, b = t + sign * (Parameters.armGap + arm)
@@ -117,9 +116,7 @@ enum DetectCorners {
         var corners: [Corner] = []
         for i in lines.indices {
             for j in (i + 1)..<lines.count where DetectQuads.angleBetween(lines[i], lines[j]) >= minimumCrossing {
-                guard let p = lines[i].intersection(lines[j]),
-                      p.x >= -margin, p.y >= -margin,
-                      p.x <= Double(map.width - 1) + margin, p.y <= Double(map.height - 1) + margin else { continue }
+                guard let p = lines[i].intersection(lines[j]), map.holdsCorner(p) else { continue }
                 let ti = lines[i].parameter(of: p), tj = lines[j].parameter(of: p)
                 for si in [-1.0, 1.0] {
                     let ci = coverage(lines[i], from: ti, sign: si)

@@ -181,12 +181,12 @@ enum DetectEdges {
         return out
     }
 
-    /// |cos| of the angle between an edge pixel's gradient and a unit normal.
+    /// Whether an edge pixel's gradient (gx, gy, of length `magnitude`) is within 22.5° of the
+    /// unit normal n, either sign (`alongCosine`): the pixel runs along a line with that normal.
     @inline(__always)
-    static func alignment(_ map: EdgeMap, _ i: Int, _ n: Point) -> Double {
-        let m = Double(map.magnitude[i])
-        guard m > 0 else { return 0 }
-        return abs(Double(map.gx[i]) * n.x + Double(map.gy[i]) * n.y) / m
+    static func isAlong(gx: Float, gy: Float, magnitude: Float, normal n: Point) -> Bool {
+        let m = Double(magnitude)
+        return m > 0 && abs(Double(gx) * n.x + Double(gy) * n.y) / m >= alongCosine
     }
 
     /// cos 22.5°: how far an edge pixel's gradient may turn from a line's normal (either sign)
@@ -199,7 +199,7 @@ extension EdgeMap {
     /// Whether pixel i is an edge pixel running along a line with unit normal n.
     @inline(__always)
     func runsAlong(_ i: Int, normal n: Point) -> Bool {
-        edges[i] > 0 && DetectEdges.alignment(self, i, n) >= DetectEdges.alongCosine
+        edges[i] > 0 && DetectEdges.isAlong(gx: gx[i], gy: gy[i], magnitude: magnitude[i], normal: n)
     }
 
     /// The maps `runsAlong` reads, without the arrays' bounds checks and reference counting:
@@ -211,12 +211,10 @@ extension EdgeMap {
         let gx: UnsafeBufferPointer<Float>
         let gy: UnsafeBufferPointer<Float>
 
-        /// `EdgeMap.runsAlong`, the same arithmetic.
+        /// `EdgeMap.runsAlong` on the buffers.
         @inline(__always)
         func runsAlong(_ i: Int, normal n: Point) -> Bool {
-            guard edges[i] > 0 else { return false }
-            let m = Double(magnitude[i])
-            return m > 0 && abs(Double(gx[i]) * n.x + Double(gy[i]) * n.y) / m >= DetectEdges.alongCosine
+            edges[i] > 0 && DetectEdges.isAlong(gx: gx[i], gy: gy[i], magnitude: magnitude[i], normal: n)
         }
     }
 
@@ -228,6 +226,13 @@ extension EdgeMap {
                 }
             }
         }
+    }
+
+    /// Whether p may be a quad's corner: inside the map or at most
+    /// `DetectionParameters.Quads.borderMargin` outside it (a picture cut by the border).
+    func holdsCorner(_ p: Point) -> Bool {
+        let margin = DetectionParameters.Quads.borderMargin
+        return p.x >= -margin && p.y >= -margin && p.x <= Double(width - 1) + margin && p.y <= Double(height - 1) + margin
     }
 
     /// `coverage` of the segment p0→p1 by edge pixels running along it.

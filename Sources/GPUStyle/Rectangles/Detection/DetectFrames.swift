@@ -34,9 +34,7 @@ enum DetectFrames {
         var corners: [Point] = []
         for i in 0..<4 {
             guard let p = lines[(i + 3) % 4].intersection(lines[i]) else { return nil }
-            let margin = DetectionParameters.Quads.borderMargin
-            guard p.x >= -margin, p.y >= -margin, p.x <= Double(map.width - 1) + margin, p.y <= Double(map.height - 1) + margin
-            else { return nil }
+            guard map.holdsCorner(p) else { return nil }
             corners.append(p)
         }
         guard DetectQuads.isConvex(corners) else { return nil }

@@ -110,6 +110,11 @@ enum DetectLines {
         var key: Int { theta << 32 | (rho & 0xFFFF_FFFF) }
     }
 
+    /// The votes a Hough peak needs on `map` with `options`.
+    static func minimumVotes(_ map: EdgeMap, options: RectangleDetectionOptions) -> Int {
+        max(Parameters.minimumVotes, Int(Parameters.votesPerSide * DetectQuads.minimumSide(map, options: options)))
+    }
+
     /// Lines taken from group k (0: the whole image, then the windows).
     static func quota(_ k: Int) -> Int { k == 0 ? Parameters.globalLines : Parameters.windowLines }
     /// Lines taken from region k for the corner walk (`DetectCorners`), which needs no groups.

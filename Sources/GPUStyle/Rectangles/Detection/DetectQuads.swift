@@ -21,9 +21,19 @@ struct QuadCandidate {
 enum DetectQuads {
     typealias Parameters = DetectionParameters.Quads
 
+    /// The smallest side (working pixels) the options allow on `map`.
+    static func minimumSide(_ map: EdgeMap, options: RectangleDetectionOptions) -> Double {
+        max(Parameters.minimumSidePixels, options.minimumSize * Double(min(map.width, map.height)))
+    }
+
+    /// The smallest angle (degrees) at which sides of neighbouring corners may cross: 90° less
+    /// the quadrature tolerance, and less half the skew perspective gives opposite sides.
+    static func minimumCrossing(_ options: RectangleDetectionOptions) -> Double {
+        90 - options.quadratureTolerance - Parameters.maximumOppositeSkew / 2
+    }
+
     static func run(_ lines: [DetectedLine], map: EdgeMap, options: RectangleDetectionOptions) -> [QuadCandidate] {
-        let shortSide = Double(min(map.width, map.height))
-        let minimumSide = max(Parameters.minimumSidePixels, options.minimumSize * shortSide)
+        let minimumSide = minimumSide(map, options: options)
         let n = lines.count
         var angles = [Double](repeating: 0, count: n * n)
         for i in 0..<n { for j in 0..<n { angles[i * n + j] = angleBetween(lines[i], lines[j]) } }
@@ -37,9 +47,7 @@ enum DetectQuads {
                 if gap >= Parameters.minimumPairGap * minimumSide { pairs.append((i, j)) }
             }
         }
-        // Sides of neighbouring corners meet at 90° ± the tolerance; perspective spreads each
-        // pair of opposite sides by up to the skew.
-        let minimumCrossing = 90 - options.quadratureTolerance - Parameters.maximumOppositeSkew / 2
+        let minimumCrossing = minimumCrossing(options)
         return collect(pairs.count) { p, found in
             for q in (p + 1)..<pairs.count {
                 let (a, b) = pairs[p], (c, d) = pairs[q]
@@ -81,11 +89,7 @@ enum DetectQuads {
         // Walk a∩c → a∩d → b∩d → b∩c: sides a, d, b, c.
         guard let p0 = lines[a].intersection(lines[c]), let p1 = lines[a].intersection(lines[d]),
               let p2 = lines[b].intersection(lines[d]), let p3 = lines[b].intersection(lines[c]) else { return nil }
-        let margin = Parameters.borderMargin
-        for p in [p0, p1, p2, p3] {
-            guard p.x >= -margin, p.y >= -margin, p.x <= Double(map.width - 1) + margin, p.y <= Double(map.height - 1) + margin
-            else { return nil }
-        }
+        guard [p0, p1, p2, p3].allSatisfy(map.holdsCorner) else { return nil }
         var corners = [p0, p1, p2, p3]
         var sideLines = [a, d, b, c]
         guard isConvex(corners) else { return nil }

@@ -58,9 +58,7 @@ public final class RectangleDetector {
         guard image.width >= 16, image.height >= 16 else { return ([], nil) }
         let map = try edgeStage.run(image)
         let shortSide = Double(min(map.width, map.height))
-        let minimumVotes = max(DetectionParameters.Lines.minimumVotes,
-                               Int(DetectionParameters.Lines.votesPerSide * max(DetectionParameters.Quads.minimumSidePixels, options.minimumSize * shortSide)))
-        let groups = DetectLines.groups(map, minimumVotes: minimumVotes)
+        let groups = DetectLines.groups(map, minimumVotes: DetectLines.minimumVotes(map, options: options))
         let groupLines = groups.members.map { members in members.map { groups.lines[$0] } }
         // Completion runs on the windows' groups only: it costs the cube of a group's line
         // count, and on the held-out scenes completing the global group (40 lines) found nothing
