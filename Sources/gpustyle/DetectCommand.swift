@@ -63,7 +63,7 @@ struct DetectCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    @Option(help: "Also write the photo with the rectangles drawn on it to this PNG.")
+    @Option(help: "Also write the photo with the rectangles drawn on it to this PNG (a file, FIFO or device: stdout holds the observations).")
     var overlay: String?
 
     @Option(help: ArgumentHelp("Also write what the detector saw (lines, quad candidates, picks) to this JSON file.",
@@ -74,8 +74,11 @@ struct DetectCommand: ParsableCommand {
     var input: String
 
     func validate() throws {
-        // The observations go to stdout, so the trace cannot.
+        // The observations go to stdout, so the trace and the overlay cannot.
         if let trace, trace.isEmpty || trace == "-" { throw ValidationError("--trace needs a file name") }
+        if let overlay, overlay.isEmpty || overlay == "-" {
+            throw ValidationError("--overlay needs a file name (stdout holds the observations)")
+        }
     }
 
     func run() throws {

@@ -42,7 +42,7 @@ final class DetectCLITests: XCTestCase {
     func testBadOptionsAndInputs() throws {
         for arguments in [["detect", "--quadrature-tolerance", "50", scene], ["detect", "--minimum-size", "-1", scene],
                           ["detect", "/nonexistent.png"], ["detect", "--maximum-observations", "x", scene],
-                          ["detect", "--trace", "-", scene]] {
+                          ["detect", "--trace", "-", scene], ["detect", "--overlay", "-", scene]] {
             let result = try TestProcess.gpustyle(arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
