@@ -24,7 +24,7 @@ enum DetectStuckSides {
             guard around.inside.count == 3, around.outside.count == 3,
                   let beyond = SideStrips.mean(corners, side: i, from: Parameters.stripNear, to: Parameters.stripFar, map: map, image: image),
                   !SideStrips.looksLikeOutside(beyond, inside: around.inside, outside: around.outside),
-                  let line = outline(outside: corners, side: i, maximumOffset: maximumOffset, around: around, map: map, image: image)
+                  let line = outline(outside: corners, side: i, maximumOffset: maximumOffset, around: around, moulding: beyond, map: map, image: image)
             else { continue }
             let previous = DetectBands.lineThrough(corners[(i + 3) % 4], corners[i])
             let next = DetectBands.lineThrough(corners[(i + 1) % 4], corners[(i + 2) % 4])
@@ -42,9 +42,10 @@ enum DetectStuckSides {
     }
 
     /// The nearest edge outside side i, nearly parallel to it, beyond which the strip looks like
-    /// the wall around the other sides; refitted to its pixels.
+    /// the wall around the other sides, or, on a wall as dark as the moulding, where the
+    /// moulding (`moulding`: the strip just outside the stuck side) ends; refitted to its pixels.
     static func outline(outside corners: [Point], side i: Int, maximumOffset: Double,
-                        around: (inside: [MeanColour], outside: [MeanColour]), map: EdgeMap, image: Image) -> DetectedLine? {
+                        around: (inside: [MeanColour], outside: [MeanColour]), moulding: MeanColour, map: EdgeMap, image: Image) -> DetectedLine? {
         let a = corners[i], b = corners[(i + 1) % 4], n = DetectBands.outward(a, b)
         let found = OutwardProbe.first(from: a, to: b, offsets: Parameters.firstOffset, through: maximumOffset, minimum: Parameters.minimumCoverage, map: map,
                                        accepts: { map.runsAlong($0, normal: n) }) { probe in
@@ -52,7 +53,9 @@ enum DetectStuckSides {
             moved[i] = probe.p0
             moved[(i + 1) % 4] = probe.p1
             guard let wall = SideStrips.mean(moved, side: i, from: Parameters.stripNear, to: Parameters.stripFar, map: map, image: image) else { return .skip }
-            return SideStrips.looksLikeOutside(wall, inside: around.inside, outside: around.outside) ? .take : .skip
+            if SideStrips.looksLikeOutside(wall, inside: around.inside, outside: around.outside) { return .take }
+            guard let band = SideStrips.mean(moved, side: i, from: -Parameters.stripFar, to: -Parameters.stripNear, map: map, image: image) else { return .skip }
+            return band.distance(to: moulding) <= Parameters.sameMoulding && wall.distance(to: moulding) >= Parameters.leavesMoulding ? .take : .skip
         }
         return found.map { DetectLines.refine(DetectBands.lineThrough($0.p0, $0.p1), map) }
     }
