@@ -47,6 +47,12 @@ enum DetectStuckSides {
     static func outline(outside corners: [Point], side i: Int, maximumOffset: Double,
                         around: (inside: [MeanColour], outside: [MeanColour]), moulding: MeanColour, map: EdgeMap, image: Image) -> DetectedLine? {
         let a = corners[i], b = corners[(i + 1) % 4], n = DetectBands.outward(a, b)
+        // The moulding's end counts only when the strip beyond the side is the other sides'
+        // moulding and the side is a real boundary (the strip inside it differs): a sudoku grid's
+        // side has the same paper on both sides, and its page's edge is not the grid's outline.
+        let ownInside = SideStrips.mean(corners, side: i, from: -Parameters.stripFar, to: -Parameters.stripNear, map: map, image: image)
+        let isMoulding = around.inside.contains { $0.distance(to: moulding) <= Parameters.sameMoulding }
+            && ownInside.map { $0.distance(to: moulding) >= Parameters.leavesMoulding } == true
         let found = OutwardProbe.first(from: a, to: b, offsets: Parameters.firstOffset, through: maximumOffset, minimum: Parameters.minimumCoverage, map: map,
                                        accepts: { map.runsAlong($0, normal: n) }) { probe in
             var moved = corners
@@ -54,7 +60,7 @@ enum DetectStuckSides {
             moved[(i + 1) % 4] = probe.p1
             guard let wall = SideStrips.mean(moved, side: i, from: Parameters.stripNear, to: Parameters.stripFar, map: map, image: image) else { return .skip }
             if SideStrips.looksLikeOutside(wall, inside: around.inside, outside: around.outside) { return .take }
-            guard let band = SideStrips.mean(moved, side: i, from: -Parameters.stripFar, to: -Parameters.stripNear, map: map, image: image) else { return .skip }
+            guard isMoulding, let band = SideStrips.mean(moved, side: i, from: -Parameters.stripFar, to: -Parameters.stripNear, map: map, image: image) else { return .skip }
             return band.distance(to: moulding) <= Parameters.sameMoulding && wall.distance(to: moulding) >= Parameters.leavesMoulding ? .take : .skip
         }
         return found.map { DetectLines.refine(DetectBands.lineThrough($0.p0, $0.p1), map) }
