@@ -78,7 +78,7 @@ final class DetectSegmentsTests: XCTestCase {
                                            bottomLeft: cutCorners[3]), lines: [], coverage: [1, 1, 1, 1])
         let detector = RectangleDetector()
         XCTAssertGreaterThan(detector.rank(cut), detector.rank(whole), "without junctions the cut-out ranks first")
-        let chosen = detector.select([cut, whole], limit: 1, shortSide: Double(min(map.width, map.height)), map: map)
-        XCTAssertEqual(chosen.first?.quad.area ?? 0, whole.quad.area, accuracy: 1e-9)
+        let chosen = detector.select([cut, whole], limit: 1, shortSide: Double(min(map.width, map.height)), map: map).picks
+        XCTAssertEqual(chosen.first?.outline.quad.area ?? 0, whole.quad.area, accuracy: 1e-9)
     }
 }

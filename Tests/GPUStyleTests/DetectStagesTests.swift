@@ -99,7 +99,7 @@ final class DetectStagesTests: XCTestCase {
                     if !expected.contains(where: { $0.quad.isNear(pick.quad, within: 0.05 * shortSide) }) { expected.append(pick) }
                 }
                 expected.sort { $0.score > $1.score }
-                let chosen = detector.select(candidates, limit: limit, shortSide: shortSide, map: map)
+                let chosen = detector.select(candidates, limit: limit, shortSide: shortSide, map: map).picks.map(\.outline)
                 XCTAssertEqual(chosen.count, expected.count, "limit \(limit)")
                 for (found, truth) in zip(chosen, expected) {
                     XCTAssertTrue(found.quad.isNear(truth.quad, within: 1e-9), "limit \(limit): \(found.quad) vs \(truth.quad)")

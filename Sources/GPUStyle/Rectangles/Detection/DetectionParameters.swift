@@ -147,6 +147,9 @@ enum DetectionParameters {
         static let outlineSteps = 4
         /// How far (working pixels) a corner may lie outside the enclosing quad.
         static let outlineContainment = 0.5
+        /// A candidate whose outline is already a pick is still reported after every outline
+        /// (the picture inside its frame) when its own score is at least this.
+        static let innerScore = 0.9
     }
 
     /// Growing a quad to the frame around it (`DetectFrames`).

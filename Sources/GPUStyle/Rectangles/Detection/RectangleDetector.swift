@@ -72,26 +72,50 @@ public final class RectangleDetector {
         let formed = groupLines.flatMap { DetectQuads.run($0, map: map, options: options) } + completed.flatMap { $0 }
             + DetectCorners.run(groups.lines, map: map, image: image, options: options)
         let candidates = CandidatePool.strongest(formed, bound: bound)
-        let chosen = select(candidates, limit: options.maximumObservations, shortSide: shortSide, map: map)
-        let trace = tracing ? DetectionTrace(map: map, groups: groups, candidates: candidates, picks: chosen) : nil
+        let (picks, innerPicks) = select(candidates, limit: options.maximumObservations, shortSide: shortSide, map: map)
+        let trace = tracing ? DetectionTrace(map: map, groups: groups, candidates: candidates, picks: picks.map(\.outline)) : nil
         let radius = max(DetectionParameters.Refine.minimumSearchRadius, DetectionParameters.Refine.searchRadiusPerScale * Double(map.scale))
-        let refined: [RectangleObservation] = chosen.map { candidate in
-            let outlined = DetectBands.pushOut(candidate, map: map, options: options, image: image)
-            let framed = DetectFrames.grow(outlined, map: map, options: options)
-                .map { DetectBands.pushOut($0, map: map, options: options, image: image) } ?? outlined
-            return DetectStuckSides.run(framed, map: map, options: options, image: image)
-        }.compactMap { candidate in
+        func observation(_ candidate: QuadCandidate) -> RectangleObservation {
             let coarse = Quad(corners: candidate.quad.corners.map(map.toImage))
             let quad = DetectRefine.run(coarse, image: image, searchRadius: radius).canonicalized()
-            let confidence = Float(min(1, max(0, candidate.score)))
-            guard Double(confidence) >= options.minimumConfidence else { return nil }
-            return RectangleObservation(quad: quad, confidence: confidence)
+            return RectangleObservation(quad: quad, confidence: Float(min(1, max(0, candidate.score))))
+        }
+        let outlines: [RectangleObservation] = picks.map { pick in
+            let outlined = DetectBands.pushOut(pick.outline, map: map, options: options, image: image)
+            let framed = DetectFrames.grow(outlined, map: map, options: options)
+                .map { DetectBands.pushOut($0, map: map, options: options, image: image) } ?? outlined
+            return observation(DetectStuckSides.run(framed, map: map, options: options, image: image))
         }
         // Different picks often grow and refine into the same outline; report it once.
         let tolerance = Selection.duplicateShare * Double(min(image.width, image.height))
         var distinct: [RectangleObservation] = []
-        for observation in refined where !distinct.contains(where: { $0.quad.isNear(observation.quad, within: tolerance) }) {
-            distinct.append(observation)
+        func isNew(_ o: RectangleObservation) -> Bool { !distinct.contains { $0.quad.isNear(o.quad, within: tolerance) } }
+        for outline in outlines where Double(outline.confidence) >= options.minimumConfidence && isNew(outline) {
+            distinct.append(outline)
+        }
+        // Growing and refining change the scores the picks were sorted by; the list is sorted by
+        // confidence (stable: equal confidences keep the picks' order).
+        distinct = distinct.enumerated().sorted { $0.element.confidence != $1.element.confidence
+            ? $0.element.confidence > $1.element.confidence : $0.offset < $1.offset }.map(\.element)
+        // Vision's choice among nested quads: the outline first, and what a pick was before it
+        // was moved out to its outline (the picture inside its frame, the text block on the
+        // page) after every outline, as long as observations are left to give. Its confidence
+        // is capped at its outline's, so that the list stays sorted by confidence.
+        let limit = options.maximumObservations == 0 ? Int.max : options.maximumObservations
+        guard distinct.count < limit else { return (Array(distinct.prefix(limit)), trace) }
+        var inner: [RectangleObservation] = []
+        let ceiling = distinct.last?.confidence ?? 1  // the lowest: distinct is sorted
+        for pick in picks.map(\.pick) + innerPicks where pick.score >= Selection.innerScore {
+            // Refining moves corners by a pixel or two; most picks are their outline again.
+            let coarse = Quad(corners: pick.quad.corners.map(map.toImage))
+            guard !distinct.contains(where: { $0.quad.isNear(coarse, within: tolerance) }) else { continue }
+            var o = observation(pick)
+            o.confidence = min(o.confidence, ceiling)
+            guard Double(o.confidence) >= options.minimumConfidence else { continue }
+            inner.append(o)
+        }
+        for o in inner.sorted(by: { $0.confidence > $1.confidence }) where distinct.count < limit && isNew(o) {
+            distinct.append(o)
         }
         return (distinct, trace)
     }
@@ -106,8 +130,10 @@ public final class RectangleDetector {
     ///
     /// The junction term (`rank`) is measured in growing batches, best `bound` first, until the
     /// picks are settled: a candidate not measured yet ranks at most at its bound, below every
-    /// candidate considered. The picks are those a full ranking gives (ties in input order).
-    func select(_ candidates: [QuadCandidate], limit: Int, shortSide: Double, map: EdgeMap) -> [QuadCandidate] {
+    /// candidate considered. The picks are those a full ranking gives (ties in input order), best
+    /// score first. Candidates whose outline was already chosen come back as `inner` (at most
+    /// `maximumPicks`, each well supported on its own and not a near-duplicate of a pick).
+    func select(_ candidates: [QuadCandidate], limit: Int, shortSide: Double, map: EdgeMap) -> (picks: [Pick], inner: [QuadCandidate]) {
         var pool = CandidatePool(candidates, map: map)
         let bounds = candidates.map(bound)
         let byBound = candidates.indices.sorted { bounds[$0] != bounds[$1] ? bounds[$0] > bounds[$1] : $0 < $1 }
@@ -120,16 +146,31 @@ public final class RectangleDetector {
             let ceiling = measuredCount < byBound.count ? bounds[byBound[measuredCount]] : -Double.infinity
             let settled = byBound[..<measuredCount].filter { rank(pool.candidates[$0]) > ceiling }
             let ranked = inRankOrder(settled, of: pool.candidates)
-            var chosen: [QuadCandidate] = []
+            var chosen: [Pick] = [], inner: [QuadCandidate] = []
+            let tolerance = Selection.duplicateShare * shortSide
             for k in ranked {
                 if chosen.count >= picks { break }
-                let candidate = outermost(pool.candidates[k], among: &pool)
-                if !chosen.contains(where: { $0.quad.isNear(candidate.quad, within: Selection.duplicateShare * shortSide) }) { chosen.append(candidate) }
+                let pick = pool.candidates[k]
+                let outline = outermost(pick, among: &pool)
+                if !chosen.contains(where: { $0.outline.quad.isNear(outline.quad, within: tolerance) }) {
+                    chosen.append(Pick(pick: pick, outline: outline))
+                } else if pick.score >= Selection.innerScore, inner.count < Self.maximumPicks,
+                          !chosen.contains(where: { $0.outline.quad.isNear(pick.quad, within: tolerance) }),
+                          !inner.contains(where: { $0.quad.isNear(pick.quad, within: tolerance) }) {
+                    inner.append(pick)
+                }
             }
             if chosen.count >= picks || measuredCount == byBound.count {
-                return chosen.sorted { $0.score > $1.score }
+                return (chosen.sorted { $0.outline.score > $1.outline.score }, inner)
             }
         }
+    }
+
+    /// A chosen candidate (`pick`) and the well-supported quad enclosing it taken as its outline
+    /// (`outermost`; the pick itself when there is none).
+    struct Pick {
+        let pick: QuadCandidate
+        let outline: QuadCandidate
     }
 
     /// The picture inside a light matte has crisp edges and the matte's outline against a light
