@@ -4,6 +4,7 @@ import Foundation
 /// many short profiles across it (gradient peak with a parabola fit), fit a line robustly, and
 /// intersect neighbouring sides.
 enum DetectRefine {
+    typealias Parameters = DetectionParameters.Refine
     struct Line {
         var point: Point
         var direction: Point
@@ -42,7 +43,10 @@ enum DetectRefine {
         let d = unit(b - a), n = Point(x: -d.y, y: d.x)
         let samples = min(240, max(12, Int(length / 2)))
         let step = 0.5
-        let count = Int(radius / step) * 2 + 1
+        // The peak is looked for within `radius`; the profile runs on to `blurRadius` for the
+        // extent of a blurred edge's gradient.
+        let narrow = Int(radius / step), half = max(narrow, Int(Parameters.blurRadius / step))
+        let count = 2 * half + 1
         var profiles: [[Double]] = []
         var origins: [Point] = []
         for k in 0..<samples {
@@ -62,16 +66,29 @@ enum DetectRefine {
         let sign: Double = polarity >= 0 ? 1 : -1
         var points: [(Point, Double)] = []
         for (profile, origin) in zip(profiles, origins) {
+            func g(_ j: Int) -> Double { sign * (profile[j + 1] - profile[j - 1]) }
             var best = 0.0, at = -1
-            for j in 1..<(count - 1) {
-                let g = sign * (profile[j + 1] - profile[j - 1])
-                if g > best { best = g; at = j }
+            // As within a profile of the narrow radius alone: a peak at its ends is no peak.
+            let first = half - narrow + 1, last = half + narrow - 1
+            for j in first...last where g(j) > best { best = g(j); at = j }
+            guard at > first, at < last, best > 0.01 else { continue }
+            // A motion-blurred edge's gradient is a plateau as wide as the motion: its peak is
+            // anywhere on it, its middle is where the edge was at mid-exposure.
+            var lo = at, hi = at
+            while lo > 1, g(lo - 1) >= Parameters.plateauLevel * best { lo -= 1 }
+            while hi < count - 2, g(hi + 1) >= Parameters.plateauLevel * best { hi += 1 }
+            let position: Double
+            if Double(hi - lo) * step >= Parameters.blurWidth {
+                guard lo > 1, hi < count - 2 else { continue }  // the plateau runs off the profile
+                var sum = 0.0, weighted = 0.0
+                for j in lo...hi { sum += g(j); weighted += g(j) * Double(j) }
+                position = weighted / sum
+            } else {
+                let gm = sign * (profile[at] - profile[at - 2]), gp = sign * (profile[at + 2] - profile[at])
+                let denominator = gm - 2 * best + gp
+                position = Double(at) + (denominator < 0 ? max(-0.5, min(0.5, 0.5 * (gm - gp) / denominator)) : 0)
             }
-            guard at >= 2, at <= count - 3, best > 0.01 else { continue }
-            let gm = sign * (profile[at] - profile[at - 2]), gp = sign * (profile[at + 2] - profile[at])
-            let denominator = gm - 2 * best + gp
-            let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (gm - gp) / denominator)) : 0
-            let t = (Double(at) + offset - Double(count / 2)) * step
+            let t = (position - Double(half)) * step
             points.append((origin + n * t, best))
         }
         guard points.count >= max(6, samples / 4) else { return nil }

@@ -198,5 +198,11 @@ enum DetectionParameters {
     enum Refine {
         static let minimumSearchRadius = 2.5
         static let searchRadiusPerScale = 1.5
+        /// A gradient profile across a side whose values stay above `plateauLevel` × its peak
+        /// for at least `blurWidth` pixels is a blurred edge: its centroid is taken rather than
+        /// its peak, the profile reaching `blurRadius` pixels each way for it.
+        static let blurRadius = 16.0
+        static let blurWidth = 4.0
+        static let plateauLevel = 0.5
     }
 }
