@@ -80,6 +80,14 @@ public final class RectangleDetector {
             let quad = DetectRefine.run(coarse, image: image, searchRadius: radius).canonicalized()
             return RectangleObservation(quad: quad, confidence: Float(min(1, max(0, candidate.score))))
         }
+        // The confidences so far are edge scores; at the end they are made probabilities
+        // (DetectConfidence), best first, and filtered only then, so that `minimumConfidence`
+        // keeps exactly the observations of an unfiltered run at or above it.
+        func calibrated(_ list: [RectangleObservation]) -> [RectangleObservation] {
+            DetectConfidence.ranked(list.map { Double($0.confidence) })
+                .map { RectangleObservation(quad: list[$0.index].quad, confidence: $0.confidence) }
+                .filter { Double($0.confidence) >= options.minimumConfidence }
+        }
         let outlines: [RectangleObservation] = picks.map { pick in
             let outlined = DetectBands.pushOut(pick.outline, map: map, options: options, image: image)
             let framed = DetectFrames.grow(outlined, map: map, options: options)
@@ -90,7 +98,7 @@ public final class RectangleDetector {
         let tolerance = Selection.duplicateShare * Double(min(image.width, image.height))
         var distinct: [RectangleObservation] = []
         func isNew(_ o: RectangleObservation) -> Bool { !distinct.contains { $0.quad.isNear(o.quad, within: tolerance) } }
-        for outline in outlines where Double(outline.confidence) >= options.minimumConfidence && isNew(outline) {
+        for outline in outlines where isNew(outline) {
             distinct.append(outline)
         }
         // Growing and refining change the scores the picks were sorted by; the list is sorted by
@@ -102,7 +110,7 @@ public final class RectangleDetector {
         // page) after every outline, as long as observations are left to give. Its confidence
         // is capped at its outline's, so that the list stays sorted by confidence.
         let limit = options.maximumObservations == 0 ? Int.max : options.maximumObservations
-        guard distinct.count < limit else { return (Array(distinct.prefix(limit)), trace) }
+        guard distinct.count < limit else { return (calibrated(Array(distinct.prefix(limit))), trace) }
         var inner: [RectangleObservation] = []
         let ceiling = distinct.last?.confidence ?? 1  // the lowest: distinct is sorted
         for pick in picks.map(\.pick) + innerPicks where pick.score >= Selection.innerScore {
@@ -111,13 +119,12 @@ public final class RectangleDetector {
             guard !distinct.contains(where: { $0.quad.isNear(coarse, within: tolerance) }) else { continue }
             var o = observation(pick)
             o.confidence = min(o.confidence, ceiling)
-            guard Double(o.confidence) >= options.minimumConfidence else { continue }
             inner.append(o)
         }
         for o in inner.sorted(by: { $0.confidence > $1.confidence }) where distinct.count < limit && isNew(o) {
             distinct.append(o)
         }
-        return (distinct, trace)
+        return (calibrated(distinct), trace)
     }
 
     /// The most picks refined into observations (`DetectionParameters.Selection.maximumPicks`).
