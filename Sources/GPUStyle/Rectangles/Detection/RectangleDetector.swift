@@ -101,18 +101,16 @@ public final class RectangleDetector {
         for outline in outlines where isNew(outline) {
             distinct.append(outline)
         }
-        // Growing and refining change the scores the picks were sorted by; the list is sorted by
-        // confidence (stable: equal confidences keep the picks' order).
-        distinct = distinct.enumerated().sorted { $0.element.confidence != $1.element.confidence
-            ? $0.element.confidence > $1.element.confidence : $0.offset < $1.offset }.map(\.element)
         // Vision's choice among nested quads: the outline first, and what a pick was before it
         // was moved out to its outline (the picture inside its frame, the text block on the
-        // page) after every outline, as long as observations are left to give. Its confidence
-        // is capped at its outline's, so that the list stays sorted by confidence.
+        // page) after every outline, as long as observations are left to give, its score
+        // capped at the lowest outline's. The outlines stay in the picks' order (best pick
+        // first: the one asked for alone, right more often than the best scored after growing,
+        // 199 against 182 of 245 first observations on the development scenes).
         let limit = options.maximumObservations == 0 ? Int.max : options.maximumObservations
         guard distinct.count < limit else { return (calibrated(Array(distinct.prefix(limit))), trace) }
         var inner: [RectangleObservation] = []
-        let ceiling = distinct.last?.confidence ?? 1  // the lowest: distinct is sorted
+        let ceiling = distinct.map(\.confidence).min() ?? 1
         for pick in picks.map(\.pick) + innerPicks where pick.score >= Selection.innerScore {
             // Refining moves corners by a pixel or two; most picks are their outline again.
             let coarse = Quad(corners: pick.quad.corners.map(map.toImage))
