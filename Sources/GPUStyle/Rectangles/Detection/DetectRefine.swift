@@ -52,10 +52,10 @@ enum DetectRefine {
         for k in 0..<samples {
             let s = 0.08 + 0.84 * (Double(k) + 0.5) / Double(samples)
             let p = a + (b - a) * s
-            var profile = [Double](repeating: 0, count: count)
-            for j in 0..<count {
-                let t = (Double(j) - Double(count / 2)) * step
-                profile[j] = luma(image, p + n * t)
+            // Only the narrow part now (what the peak needs); the rest when a plateau reaches it.
+            var profile = [Double](repeating: .nan, count: count)
+            for j in (half - narrow)...(half + narrow) {
+                profile[j] = luma(image, p + n * ((Double(j) - Double(half)) * step))
             }
             profiles.append(profile)
             origins.append(p)
@@ -65,8 +65,13 @@ enum DetectRefine {
         for profile in profiles { polarity += profile[count / 2 + 1] - profile[count / 2 - 1] }
         let sign: Double = polarity >= 0 ? 1 : -1
         var points: [(Point, Double)] = []
-        for (profile, origin) in zip(profiles, origins) {
-            func g(_ j: Int) -> Double { sign * (profile[j + 1] - profile[j - 1]) }
+        for (k, origin) in origins.enumerated() {
+            var profile = profiles[k]
+            func value(_ j: Int) -> Double {
+                if profile[j].isNaN { profile[j] = luma(image, origin + n * ((Double(j) - Double(half)) * step)) }
+                return profile[j]
+            }
+            func g(_ j: Int) -> Double { sign * (value(j + 1) - value(j - 1)) }
             var best = 0.0, at = -1
             // As within a profile of the narrow radius alone: a peak at its ends is no peak.
             let first = half - narrow + 1, last = half + narrow - 1
