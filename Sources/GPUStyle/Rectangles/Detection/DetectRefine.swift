@@ -47,6 +47,8 @@ enum DetectRefine {
         // extent of a blurred edge's gradient.
         let narrow = Int(radius / step), half = max(narrow, Int(Parameters.blurRadius / step))
         let count = 2 * half + 1
+        /// Luma at profile index j (pixel `half` is the side) across the side through p.
+        func sample(_ p: Point, _ j: Int) -> Double { luma(image, p + n * ((Double(j) - Double(half)) * step)) }
         var profiles: [[Double]] = []
         var origins: [Point] = []
         for k in 0..<samples {
@@ -55,7 +57,7 @@ enum DetectRefine {
             // Only the narrow part now (what the peak needs); the rest when a plateau reaches it.
             var profile = [Double](repeating: .nan, count: count)
             for j in (half - narrow)...(half + narrow) {
-                profile[j] = luma(image, p + n * ((Double(j) - Double(half)) * step))
+                profile[j] = sample(p, j)
             }
             profiles.append(profile)
             origins.append(p)
@@ -68,7 +70,7 @@ enum DetectRefine {
         for (k, origin) in origins.enumerated() {
             var profile = profiles[k]
             func value(_ j: Int) -> Double {
-                if profile[j].isNaN { profile[j] = luma(image, origin + n * ((Double(j) - Double(half)) * step)) }
+                if profile[j].isNaN { profile[j] = sample(origin, j) }
                 return profile[j]
             }
             func g(_ j: Int) -> Double { sign * (value(j + 1) - value(j - 1)) }

@@ -106,7 +106,7 @@ public final class RectangleDetector {
         // page) after every outline, as long as observations are left to give, its score
         // capped at the lowest outline's. The outlines stay in the picks' order (best pick
         // first: the one asked for alone, right more often than the best scored after growing,
-        // 199 against 182 of 245 first observations on the development scenes).
+        // 200 against 182 of 245 first observations on the development scenes).
         let limit = options.maximumObservations == 0 ? Int.max : options.maximumObservations
         guard distinct.count < limit else { return (calibrated(Array(distinct.prefix(limit))), trace) }
         var inner: [RectangleObservation] = []
