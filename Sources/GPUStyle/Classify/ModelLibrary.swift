@@ -1,10 +1,13 @@
 import Foundation
 
 /// Where classifier models come from: the ones built into the binary (converted once by
-/// `tools/make_classify_model.sh` into `Weights/`, embedded at build time) or a user's file.
+/// `tools/make_classify_model.sh` and `tools/make_digits_model.sh` into `Weights/`, embedded at
+/// build time) or a user's file.
 public enum ModelLibrary {
     /// The built-in scene classifier: MobileNetV2, ImageNet-1k (torchvision's weights).
     public static let defaultClassifier = "mobilenet_v2"
+    /// The built-in digit classifier: digit-recognizer-py 0.1.0's MNIST CNN (`DigitClassifier`).
+    public static let digitClassifier = "mnist_cnn"
 
     public struct LoadError: Error, CustomStringConvertible {
         public let description: String
