@@ -102,4 +102,43 @@ final class ClassifyCLITests: XCTestCase {
         let total = classes.compactMap { $0["confidence"] as? Double }.reduce(0, +)
         XCTAssertEqual(total, 1, accuracy: 1e-5, "all five classes' probabilities")
     }
+
+    /// --mean and --std take one value per input channel of the model: one for the grayscale
+    /// digit classifier, three for an RGB model; any other count is refused in one line.
+    func testMeanAndStdTakeOneValuePerInputChannel() throws {
+        let folder = try temporaryFolder()
+        let digits = folder.appendingPathComponent("digits.gpsm").path
+        try ModelLibrary.builtin(ModelLibrary.digitClassifier).serialized().write(to: URL(fileURLWithPath: digits))
+        let output = folder.appendingPathComponent("out.gpsm").path
+        let converted = try TestProcess.gpustyle(["convert-model", digits, output, "--mean", "0.5", "--std", "0.25"])
+        XCTAssertEqual(converted.status, 0, converted.stderr)
+        let model = try ModelFile(data: Data(contentsOf: URL(fileURLWithPath: output)))
+        XCTAssertEqual(model.metadata.mean, [0.5])
+        XCTAssertEqual(model.metadata.std, [0.25])
+        XCTAssertEqual(model.metadata.input, .init(channels: 1, height: 28, width: 28))
+
+        let refused: [([String], String)] = [
+            ([digits, output, "--mean", "0.1,0.2,0.3", "--std", "0.2,0.2,0.2"], "--mean has 3 values, but the model reads 1 input channel"),
+            ([digits, output], "the model reads 1 input channel: give --mean and --std with 1 value each"),
+            ([digits, output, "--mean", "0.5"], "the model reads 1 input channel: give --mean and --std"),
+            ([digits, output, "--mean", "0.5", "--std", "0.2,0.3"], "--mean has 1 value and --std 2 values"),
+            ([digits, output, "--mean", "0.5,", "--std", "0.25"], "--mean needs comma-separated numbers"),
+            ([onnx, output, "--mean", "0.5", "--std", "0.25"], "--mean has 1 value, but the model reads 3 input channels"),
+        ]
+        for (arguments, message) in refused {
+            let result = try TestProcess.gpustyle(["convert-model"] + arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(lines(result.stderr).count, 1, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        let unchanged = try ModelFile(data: Data(contentsOf: URL(fileURLWithPath: output)))
+        XCTAssertEqual(unchanged.metadata.mean, [0.5], "a refused conversion leaves the output alone")
+
+        let rgb = try TestProcess.gpustyle(["convert-model", onnx, output, "--mean", "0.5,0.5,0.5", "--std", "0.5,0.25,0.125"])
+        XCTAssertEqual(rgb.status, 0, rgb.stderr)
+        XCTAssertEqual(try ModelFile(data: Data(contentsOf: URL(fileURLWithPath: output))).metadata.std, [0.5, 0.25, 0.125])
+        let defaults = try TestProcess.gpustyle(["convert-model", onnx, output])
+        XCTAssertEqual(defaults.status, 0, defaults.stderr)
+        XCTAssertEqual(try ModelFile(data: Data(contentsOf: URL(fileURLWithPath: output))).metadata.mean, [0.485, 0.456, 0.406])
+    }
 }
