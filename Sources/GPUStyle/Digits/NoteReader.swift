@@ -1,0 +1,145 @@
+/// What one note says.
+public struct NoteReading: Sendable, Equatable {
+    public enum Content: Sendable, Equatable {
+        /// A digit read with at least the minimum confidence.
+        case digit(Int)
+        /// Ink the classifier is not sure of (below the minimum confidence): shown as "?".
+        case unsure
+        /// No ink on the note.
+        case blank
+    }
+
+    public var quad: Quad
+    public var content: Content
+    /// The most likely digits with their probabilities, most likely first (empty when blank).
+    public var top: [(digit: Int, probability: Float)]
+    /// Kept ink as a fraction of the note's inside (`DigitPreprocessing.Result.inkFraction`).
+    public var inkFraction: Double
+
+    /// The classifier's probability of the digit it read (nil when blank).
+    public var confidence: Float? { top.first?.probability }
+
+    public static func == (a: NoteReading, b: NoteReading) -> Bool {
+        a.quad == b.quad && a.content == b.content && a.inkFraction == b.inkFraction
+            && a.top.map(\.digit) == b.top.map(\.digit) && a.top.map(\.probability) == b.top.map(\.probability)
+    }
+}
+
+/// `gpustyle digits` as a library: Apple's "Classifying Images with Vision and Core ML" for every
+/// note in a photo. Find the notes (the rectangle detector with note-sized defaults), check each
+/// is a note (plain paper: drawing a digit on a poster is worse than drawing nothing), straighten
+/// it (CIPerspectiveCorrection's warp), prepare its ink (`DigitPreprocessing`) and classify it
+/// (`DigitClassifier`).
+public final class NoteReader {
+    public struct Options: Sendable {
+        /// Notes are found with these; the defaults differ from `detect`'s (Vision's) where notes
+        /// differ from posters: every observation, and notes down to a 20th of the shorter side.
+        public var detection: RectangleDetectionOptions
+        /// Below this probability a note reads "?" instead of a digit.
+        public var minimumConfidence: Float = 0.5
+        public var preprocessing = DigitPreprocessing()
+        public var check = NoteCheck()
+
+        public init() {
+            var detection = RectangleDetectionOptions()
+            detection.maximumObservations = 0
+            detection.minimumSize = 0.05
+            detection.minimumAspectRatio = 0.5
+            detection.maximumAspectRatio = 1
+            self.detection = detection
+        }
+    }
+
+    /// What makes a straightened quad a note: mostly one plain colour of paper.
+    public struct NoteCheck: Sendable, Equatable {
+        /// More ink than this fraction of the inside is a picture or a page, not a note with a digit.
+        public var maximumInk = 0.3
+        /// The paper (the inside's pixels without ink) varies by at most this fraction of its
+        /// median grey (mean absolute deviation): plain paper under a shading ramp stays within it,
+        /// a photo or poster does not.
+        public var paperVariation: Float = 0.08
+        public init() {}
+    }
+
+    /// Each note is straightened to its own size, its longer side kept within these bounds:
+    /// large enough for a marker stroke (MNIST's 20-pixel box needs no more than 4x that), small
+    /// enough that preparing a 1080p note stays cheap.
+    public static let straightenedSide = 28...112
+    /// Digits reported per note.
+    public static let topCount = 3
+
+    public let detector: RectangleDetector
+    public let warper: PerspectiveWarper
+    public let classifier: DigitClassifier
+
+    public init(detector: RectangleDetector, warper: PerspectiveWarper, classifier: DigitClassifier) {
+        self.detector = detector
+        self.warper = warper
+        self.classifier = classifier
+    }
+
+    /// Every note found in `image`, best detection first.
+    public func read(_ image: Image, options: Options = Options()) throws -> [NoteReading] {
+        let observations = try detector.detect(image, options: options.detection)
+        var notes: [NoteReading] = []
+        for observation in observations {
+            let quad = observation.quad
+            // A quad inside a note already read is part of it (its digit, a nested outline).
+            let centre = quad.corners.reduce(Point(x: 0, y: 0), +) * 0.25
+            if notes.contains(where: { $0.quad.contains(centre, tolerance: 0) }) { continue }
+            guard let straightened = try straighten(image, quad), isNote(straightened, check: options.check, options.preprocessing) else {
+                continue
+            }
+            notes.append(try read(straightened, quad: quad, options: options))
+        }
+        return notes
+    }
+
+    /// The notes at the given quads (no detection, no note check).
+    public func read(_ image: Image, quads: [Quad], options: Options = Options()) throws -> [NoteReading] {
+        try quads.map { quad in
+            guard let straightened = try straighten(image, quad) else {
+                throw PerspectiveCorrection.SizeError(description: "the quad \(quad) is too small to read")
+            }
+            return try read(straightened, quad: quad, options: options)
+        }
+    }
+
+    func straighten(_ image: Image, _ quad: Quad) throws -> Image? {
+        let size = quad.rectifiedSize
+        let longer = max(size.width, size.height)
+        guard longer >= 2 else { return nil }
+        let target = min(max(longer, Self.straightenedSide.lowerBound), Self.straightenedSide.upperBound)
+        let scale = Double(target) / Double(longer)
+        let w = max(2, Int((Double(size.width) * scale).rounded())), h = max(2, Int((Double(size.height) * scale).rounded()))
+        return try PerspectiveCorrection.rectify(image, quad: quad, width: w, height: h, warper: warper)
+    }
+
+    func isNote(_ note: Image, check: NoteCheck, _ preprocessing: DigitPreprocessing) -> Bool {
+        let p = preprocessing.parameters
+        let grey = DigitPreprocessing.grey(note)
+        let mx = Int((Double(note.width) * p.margin).rounded()), my = Int((Double(note.height) * p.margin).rounded())
+        var inside: [Float] = []
+        for y in my..<(note.height - my) { for x in mx..<(note.width - mx) { inside.append(grey[y * note.width + x]) } }
+        guard inside.count >= 4 else { return false }
+        let paper = DigitPreprocessing.median(inside)
+        guard paper > 0 else { return false }
+        let threshold = p.pivot * paper
+        let plain = inside.filter { $0 > threshold }
+        guard Double(inside.count - plain.count) <= check.maximumInk * Double(inside.count), !plain.isEmpty else { return false }
+        let variation = plain.reduce(Float(0)) { $0 + abs($1 - paper) } / Float(plain.count)
+        return variation <= check.paperVariation * paper
+    }
+
+    func read(_ straightened: Image, quad: Quad, options: Options) throws -> NoteReading {
+        let prepared = options.preprocessing.prepare(straightened)
+        guard case .glyph(let glyph) = prepared.content else {
+            return NoteReading(quad: quad, content: .blank, top: [], inkFraction: prepared.inkFraction)
+        }
+        let probabilities = try classifier.probabilities(glyph)
+        let order = probabilities.indices.sorted { (probabilities[$0], $1) > (probabilities[$1], $0) }
+        let top = order.prefix(Self.topCount).map { (digit: $0, probability: probabilities[$0]) }
+        let content: NoteReading.Content = top[0].probability >= options.minimumConfidence ? .digit(top[0].digit) : .unsure
+        return NoteReading(quad: quad, content: content, top: top, inkFraction: prepared.inkFraction)
+    }
+}
