@@ -22,7 +22,8 @@ and pixel centres at integers (as the truth). "digit" null: blank ("blank": true
 ("?": below --minimum-confidence). Exit status 1 with "no note found" on stderr means no note (not
 an error here: zero notes). The evaluator runs --batch photos per call; a photo with no line in
 a call's output is run alone. `--quad x1,y1,...,x4,y4` (repeatable, one photo) reads the given
-quads instead of detecting: the evaluator passes every truth note of a photo that way (one call
+quads instead of detecting: the evaluator passes every truth digit note of a photo that way, as
+--quad=x1,y1,... (one call
 per photo with notes; --no-quad skips it) to tell the stages apart.
 
 Scoring
@@ -128,7 +129,7 @@ def run_digits(binary, photos, extra, timeout, quads=None):
     their "file" (as given, its absolute path or its base name), else by order."""
     cmd = [binary, "digits", "--json"] + list(extra)
     for q in quads or []:
-        cmd += ["--quad", ",".join(f"{v:.3f}" for xy in q for v in xy)]
+        cmd.append("--quad=" + ",".join(f"{v:.3f}" for xy in q for v in xy))  # "=": a value may start with "-"
     cmd += list(photos)
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
