@@ -23,8 +23,8 @@ and pixel centres at integers (as the truth). "digit" null: blank ("blank": true
 an error here: zero notes). The evaluator runs --batch photos per call; a photo with no line in
 a call's output is run alone. `--quad x1,y1,...,x4,y4` (repeatable, one photo) reads the given
 quads instead of detecting: the evaluator passes every truth digit note of a photo that way, as
---quad=x1,y1,... (one call
-per photo with notes; --no-quad skips it) to tell the stages apart.
+--quad=x1,y1,... (one call per photo with digit notes; --no-quad skips it), to tell the stages
+apart.
 
 Scoring
 -------
