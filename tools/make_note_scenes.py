@@ -52,7 +52,7 @@ Digits and ink (--digits, --ink)
   the bottom; 3 with a flat top; 4 closed or open; 5's bar drawn apart; 6 with a straighter stem;
   7 curved, with or without a bar; 8 as one figure-eight or two loops; 9 with a straight or
   curved stem). The reference model (tools/evaluate_digits.py) reads 400 of 400 of them right,
-  and 97 % of the font digits, 98.5 % of the MNIST ones as drawn (in MNIST's format).
+  and 96.5 % of the font digits, 98.5 % of the MNIST ones as drawn (in MNIST's format; 400 each).
   The clean digit of a font or strokes note (the ink mask as drawn, in MNIST's format: longest
   side 20 px, centre of mass at the centre of 28x28, white on black) is written to
   clean/NNN_K.png, so the evaluator can ask the reference model about it.
