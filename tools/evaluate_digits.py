@@ -279,7 +279,11 @@ def score(entries, detections, quad_reads=None, reference=None):
         if isinstance(det, dict) and "error" in det:
             errors.append({"file": e["path"], "error": det["error"]})
             det = []
-        det = det or []
+        det = [n for n in (det or []) if isinstance(n, dict)]
+        for n in det:  # a note without four corners matches nothing (it shows up as an extra)
+            c = n.get("corners")
+            if not (isinstance(c, list) and len(c) == 4 and all(isinstance(p, list) and len(p) == 2 for p in c)):
+                n["corners"] = [[-1e9, -1e9]] * 4
         if e["kind"] == "negative" or not e["notes"]:
             negatives.append({"file": e["path"], "notes": len(det),
                               "digits": sum(isinstance(reading(n), int) for n in det)})
