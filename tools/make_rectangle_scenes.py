@@ -939,22 +939,24 @@ def quads_apart(a, b, gap):
     return False
 
 
-def place_notes(W, H, rng, count):
+def place_notes(W, H, rng, count, tilt_range=(0.0, 30.0), side_range=(0.08, 0.20)):
     """Up to `count` square notes on one plane seen through one pinhole camera (plane tilt 0-30
     degrees, roll +-15, each note turned +-8 degrees in the plane), each 8-20 % of the shorter image
     side, inside the image (3 % margin), >= 1.5 % of the shorter side apart. Per note: every side
-    >= 6 % of the shorter side, aspect >= 0.52, corners within 28 degrees of square."""
+    >= 6 % of the shorter side, aspect >= 0.52, corners within 28 degrees of square.
+    tilt_range (degrees) and side_range (fractions of the shorter side) replace the 0-30 and
+    0.08-0.20 above (tools/make_note_scenes.py uses them; the defaults draw exactly as before)."""
     S = min(W, H)
     while True:
         vfov = math.radians(rng.uniform(45.0, 70.0))
         f = (H / 2) / math.tan(vfov / 2)
-        tilt, phi = math.radians(rng.uniform(0.0, 30.0)), rng.uniform(0, 2 * math.pi)
+        tilt, phi = math.radians(rng.uniform(*tilt_range)), rng.uniform(0, 2 * math.pi)
         roll = math.radians(rng.uniform(-15.0, 15.0))
         R = rodrigues((math.cos(phi), math.sin(phi), 0.0), tilt)
         nrm = R @ np.array([0.0, 0.0, 1.0])
         c, s = math.cos(roll), math.sin(roll)
         rot = np.array([[c, s], [-s, c]])
-        side_px = rng.uniform(0.08, 0.20) * S
+        side_px = rng.uniform(*side_range) * S
         centre = np.array([(W - 1) / 2, (H - 1) / 2])
         quads, sizes = [], []
         for _try in range(300):
