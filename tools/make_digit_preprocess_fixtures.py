@@ -5,8 +5,9 @@ by an independent numpy/scipy implementation of the steps DigitPreprocessing.swi
 
   grey = Rec. 709 luma; drop `MARGIN` of each side; paper = median grey of the inside;
   ink = clip(0.5 + (PIVOT*paper - grey) / (SOFTNESS*paper), 0, 1);
-  parts = 8-connected ink > 0.5 (scipy.ndimage.label); erase parts smaller than
-  MIN_COMPONENT x the largest, and parts touching the inside's border other than the largest;
+  parts = 8-connected ink > 0.5 (scipy.ndimage.label); erase strips along the border (parts
+  touching it with >= EDGE_SHARE of their pixels within EDGE_BAND of it), parts smaller than
+  MIN_COMPONENT x the largest other part, and parts touching the border other than the largest;
   blank when the kept parts cover < BLANK_INK of the inside;
   crop to the kept parts' bounding box, area-resample to fit 20x20 (aspect kept, sides rounded),
   shift by whole pixels so the centre of mass lands on (14, 14) in 28x28.
@@ -30,6 +31,7 @@ import mnist_split  # noqa: E402
 
 MARGIN, PIVOT, SOFTNESS = 0.1, np.float32(0.65), np.float32(0.15)
 MIN_COMPONENT, BLANK_INK, BOX, CENTRE, SIDE = 0.1, 0.01, 20, 14.0, 28
+EDGE_BAND, EDGE_SHARE = 0.15, 0.6
 OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "GPUStyleTests", "Fixtures", "digit-preprocess")
 
 
@@ -64,11 +66,20 @@ def prepare(rgb_u8):
     if count == 0:
         return None, 0.0
     areas = np.bincount(labels.ravel(), minlength=count + 1)[1:]
-    largest = int(np.argmax(areas)) + 1
     border = set(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]).tolist()) - {0}
+    b = max(1, swift_round(min(ink.shape) * EDGE_BAND))
+    band = np.zeros(ink.shape, bool)
+    band[:b] = band[-b:] = True
+    band[:, :b] = band[:, -b:] = True
+    in_band = np.bincount(labels[band].ravel(), minlength=count + 1)[1:]
+    strip = [c in border and in_band[c - 1] >= EDGE_SHARE * areas[c - 1] for c in range(1, count + 1)]
+    candidates = [c for c in range(1, count + 1) if not strip[c - 1]]
+    if not candidates:
+        return None, 0.0
+    largest = max(candidates, key=lambda c: (areas[c - 1], -c))
     keep = np.zeros(count + 1, bool)
     for c in range(1, count + 1):
-        keep[c] = areas[c - 1] >= MIN_COMPONENT * areas[largest - 1] and (c == largest or c not in border)
+        keep[c] = not strip[c - 1] and areas[c - 1] >= MIN_COMPONENT * areas[largest - 1] and (c == largest or c not in border)
     dropped = (labels > 0) & ~keep[labels]
     ink[dropped] = 0
     kept = (labels > 0) & keep[labels]
@@ -128,6 +139,7 @@ def main():
         ("yellow-tall", (100, 70), (250, 230, 110), dict(digit=images[rows[5]], ink=(90, 10, 10))),
         ("blank-yellow", (80, 80), (250, 225, 90), dict()),
         ("blank-blue-shaded", (80, 80), (80, 150, 220), dict(shade=0.25)),
+        ("blank-edge-shadow", (80, 80), (250, 225, 90), dict(edge_shadow=True)),
     ]
     os.makedirs(OUT, exist_ok=True)
     out = []

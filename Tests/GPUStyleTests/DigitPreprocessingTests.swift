@@ -5,7 +5,7 @@ import XCTest
 /// DigitPreprocessing against tools/make_digit_preprocess_fixtures.py, an independent numpy/scipy
 /// implementation of the same documented steps, on straightened notes drawn with MNIST ink (blue
 /// paper darker than mid-grey, a shading ramp, a speck, a shadowed edge, a small and a tall note)
-/// and on blank notes.
+/// and on blank notes (one with a dark strip along an edge, which is not ink).
 final class DigitPreprocessingTests: XCTestCase {
     static let tolerance: Float = 1e-4
 
@@ -29,7 +29,7 @@ final class DigitPreprocessingTests: XCTestCase {
 
     func testMatchesTheNumpyReference() throws {
         let cases = try Self.cases()
-        XCTAssertEqual(cases.filter(\.blank).count, 2)
+        XCTAssertEqual(cases.filter(\.blank).count, 3)
         XCTAssertEqual(cases.filter { !$0.blank }.count, 6)
         for c in cases {
             let result = DigitPreprocessing().prepare(try ImageIO.read(path: c.png))
