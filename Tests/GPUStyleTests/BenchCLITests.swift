@@ -16,6 +16,20 @@ final class BenchCLITests: XCTestCase {
         XCTAssertTrue(rows.allSatisfy { ($0["median_ms"] as? Double ?? 0) > 0 })
     }
 
+    /// `bench --digits photo` (tools/bench_digits.sh): the whole digits request, the CPU path and
+    /// Vulkan (lavapipe) in one run, Vulkan's readings checked against the CPU path's.
+    func testDigitsRows() throws {
+        let photo = Fixtures.root.appendingPathComponent("digits/notes-example.jpg").path
+        let bench = try TestProcess.gpustyle(["bench", "--no-network", "--no-rectangles", "--digits", photo, "--runs", "1", "--json"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: bench.stdout) as? [String: Any])
+        let rows = try XCTUnwrap(object["rectangles"] as? [[String: Any]])
+        XCTAssertEqual(rows.first.map { "\($0["work"]!) \($0["size"]!) \($0["path"]!)" }, "digits (4 notes) 960x540 cpu")
+        for row in rows.dropFirst() {
+            XCTAssertTrue((row["parity"] as? String ?? "").hasPrefix("same readings"), "\(row)")
+        }
+    }
+
     /// `bench --classify` (tools/bench_classify.py reads its row) and `profile --network classify`.
     func testClassifierRowsAndProfile() throws {
         let bench = try TestProcess.gpustyle(["bench", "--no-network", "--no-rectangles", "--classify", "--device", "cpu",
