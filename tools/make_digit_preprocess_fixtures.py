@@ -4,7 +4,8 @@ with an MNIST tuning digit as marker ink, or none) and the 28x28 glyph each must
 by an independent numpy/scipy implementation of the steps DigitPreprocessing.swift documents:
 
   grey = Rec. 709 luma; drop `MARGIN` of each side; paper = median grey of the inside;
-  ink = clip(0.5 + (PIVOT*paper - grey) / (SOFTNESS*paper), 0, 1);
+  darkest = the inside's sorted grey at DARKEST_RANK; blank when darkest > BLANK_CONTRAST*paper;
+  ink = clip(0.5 + (max(PIVOT*paper, (paper+darkest)/2) - grey) / (SOFTNESS*paper), 0, 1);
   parts = ink > 0.5 connected once dilated by a (2r+1)^2 square, r = BRIDGE x the inside's
   shorter side (scipy.ndimage); erase strips along the border (parts
   touching it with >= EDGE_SHARE of their pixels within EDGE_BAND of it), parts smaller than
@@ -33,6 +34,7 @@ import mnist_split  # noqa: E402
 MARGIN, PIVOT, SOFTNESS = 0.1, np.float32(0.65), np.float32(0.15)
 MIN_COMPONENT, BLANK_INK, BOX, CENTRE, SIDE = 0.1, 0.01, 20, 14.0, 28
 EDGE_BAND, EDGE_SHARE, BRIDGE = 0.15, 0.6, 0.03
+DARKEST_RANK, BLANK_CONTRAST = 0.01, np.float32(0.8)
 OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "GPUStyleTests", "Fixtures", "digit-preprocess")
 
 
@@ -62,7 +64,12 @@ def prepare(rgb_u8):
     mx, my = swift_round(w * MARGIN), swift_round(h * MARGIN)
     inside = grey[my:h - my, mx:w - mx]
     paper = np.median(inside).astype(np.float32)
-    ink = np.clip(np.float32(0.5) + (PIVOT * paper - inside) / (SOFTNESS * paper), 0, 1).astype(np.float32)
+    flat = np.sort(inside.ravel())
+    darkest = flat[int((flat.size - 1) * DARKEST_RANK)]
+    if darkest > BLANK_CONTRAST * paper:
+        return None, 0.0
+    threshold = max(PIVOT * paper, (paper + darkest) / np.float32(2))
+    ink = np.clip(np.float32(0.5) + (threshold - inside) / (SOFTNESS * paper), 0, 1).astype(np.float32)
     mask = ink > 0.5
     reach = max(1, swift_round(min(ink.shape) * BRIDGE))
     grown = ndimage.binary_dilation(mask, structure=np.ones((2 * reach + 1, 2 * reach + 1), bool))

