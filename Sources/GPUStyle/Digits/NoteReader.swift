@@ -115,18 +115,22 @@ public final class NoteReader {
         let detected = try detector.detect(image, options: detection).map(\.quad)
         let regions = options.plainRegions ? NoteRegions.candidates(image, options: detection) : []
         var notes: [NoteReading] = []
+        func centre(_ quad: Quad) -> Point { quad.corners.reduce(Point(x: 0, y: 0), +) * 0.25 }
         for quad in detected + regions {
-            if options.detection.maximumObservations > 0 && notes.count == options.detection.maximumObservations { break }
-            // A quad inside a note already read is part of it (its digit, a nested outline).
-            let centre = quad.corners.reduce(Point(x: 0, y: 0), +) * 0.25
-            if notes.contains(where: { $0.quad.contains(centre, tolerance: 0) }) { continue }
+            // A quad inside a note already read is part of it (its digit, a nested outline); one
+            // around a note already read is that note with its surroundings (or a quad spanning
+            // two notes and the wall between them, borrowing their outer sides).
+            if notes.contains(where: { $0.quad.contains(centre(quad), tolerance: 0) || quad.contains(centre($0.quad), tolerance: 0) }) {
+                continue
+            }
             guard let straightened = try straighten(image, quad), isNote(straightened, check: options.check, options.preprocessing),
                   try hasBorder(image, quad, check: options.check) else {
                 continue
             }
             notes.append(try read(straightened, quad: quad, options: options))
         }
-        return notes
+        let most = options.detection.maximumObservations
+        return most > 0 ? Array(notes.prefix(most)) : notes
     }
 
     /// The notes at the given quads (no detection, no note check).
