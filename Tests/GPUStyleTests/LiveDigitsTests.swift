@@ -88,6 +88,7 @@ final class LiveDigitsTests: XCTestCase {
         let frames = 30
         var errors: [Double] = []
         var seen = [Int: Int]()  // digit -> frames drawn with the right digit
+        var ids = [Int: Set<Int>]()  // digit -> the ids its label was drawn with
         for k in 0..<frames {
             let o = Self.offset(k)
             let input = Self.frame(image, x: o.x, y: o.y)
@@ -96,6 +97,7 @@ final class LiveDigitsTests: XCTestCase {
                 let (truth, error) = Self.nearest(note.quad, in: notes, frame: k)
                 XCTAssertLessThan(error, 6, "frame \(k): note \(note.text) at \(note.quad) is no note")
                 errors.append(error)
+                ids[truth.digit, default: []].insert(note.id)
                 if note.text.hasPrefix("\(truth.digit) ") { seen[truth.digit, default: 0] += 1 }
                 // The label is drawn: its box is darker than the frame was.
                 XCTAssertNotEqual(out.y[note.box.y * Self.width + note.box.x], input.y[note.box.y * Self.width + note.box.x])
@@ -104,6 +106,8 @@ final class LiveDigitsTests: XCTestCase {
         for truth in notes {
             XCTAssertGreaterThanOrEqual(seen[truth.digit] ?? 0, frames * 9 / 10, "note \(truth.digit): drawn with its digit on too few frames")
         }
+        // Each new reading (every 6 frames) is matched to the tracked notes: a note keeps its track.
+        XCTAssertEqual(ids.values.map(\.count), [1, 1, 1, 1], "\(ids)")
         let mean = errors.reduce(0, +) / Double(max(1, errors.count))
         print("LiveDigitsTests: \(errors.count) labels drawn on \(frames) frames, mean corner error \(String(format: "%.2f", mean)) px, max \(String(format: "%.2f", errors.max() ?? 0)) px; right digit per note \(seen)")
         XCTAssertLessThan(mean, 3)
