@@ -102,12 +102,18 @@ public struct LiveDigitsReport: Sendable {
 /// Per-note tracking rather than one homography for the whole scene: the notes can move on
 /// their own (a hand sticks one on, or takes it off), each tracker builds its pyramid only
 /// around its note, and a note that leaves the view fails its own `minimumVisibleShare` check.
-/// Tracking four 140-px notes costs a few milliseconds a frame at 960x540.
+/// It is cheap enough: tracking four 140-px notes takes 3 ms a frame at 896x504 (below).
 ///
 /// Measured with `tools/evaluate_live_digits.py` (`gpustyle live --digits`, release build, CPU
 /// path, 2 cores shared with another build, realtime pace) on its synthetic clip
 /// (Fixtures/digits/notes-example.jpg seen through an 896x504 window sliding 2 px right and
-/// 1 px down per frame and back, 30 fps, 150 frames).
+/// 1 px down per frame and back, 30 fps, 150 frames), two runs: 29.7 and 29.4 fps in and
+/// out, no input frame dropped; 4.9 and 4.7 readings a second (median reading 149 and 172 ms);
+/// a median frame of 5.5 and 4.9 ms, of which tracking the four notes 3.2 and 2.9 ms; labels
+/// on 145 of 150 frames (from frame 5, when the first reading came back), all four notes on
+/// each, every one with its right digit, each note under one id all run long, no false label;
+/// mean corner error of the drawn quads (where the outline and the label are) 0.31 px, max
+/// 0.35 px; readings carried 0.26 s on average (at most 0.37 s).
 public final class LiveDigits {
     public let options: LiveDigitsOptions
     public let stage: AsyncStage<DigitsJob, DigitsOutcome>
