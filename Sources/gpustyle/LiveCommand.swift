@@ -27,7 +27,7 @@ struct LiveCommand: ParsableCommand {
         `gpustyle digits` does) a few times a second, tracks each note in the
         frames in between and draws its outline and label ("7 98%", or "?"
         for ink that is not one clear digit) where it is; a note is drawn only
-        while it is tracked and a reading at most 1.5 s old has seen it, and
+        while it is tracked and a reading at most 1 s old has seen it, and
         blank notes are not drawn. With --quad-log, one JSON line per frame
         lists the notes drawn.
           gpustyle live --camera /dev/video0 --digits --stats | ffplay -

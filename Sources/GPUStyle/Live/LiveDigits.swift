@@ -2,16 +2,18 @@ import Foundation
 
 /// How `LiveDigits` reads the sticky notes in a video.
 public struct LiveDigitsOptions: Sendable {
-    /// Shortest time between two readings (video seconds). A reading of a 960x540 frame takes a
-    /// few hundred milliseconds on the CPU path, so it mostly runs back to back; the interval
-    /// keeps a fast device from taking the cores from the frames.
+    /// Shortest time between two readings (video seconds): at most 5 a second, so the reader
+    /// (150-170 ms a reading at 896x504 on the CPU path) leaves most of a core to the frames.
     public var interval = 0.2
     /// A note is drawn only while a reading made on a frame at most this much earlier (video
     /// seconds) has seen it there. The tracker carries the note between readings; a note that
     /// no reading has confirmed for this long (it was never a note, or the readings stopped
-    /// finding it) is dropped. A reading of a 960x540 frame on the CPU path takes 0.3-0.6 s on
-    /// 2 shared cores, so 1.5 s tolerates one missed note between two readings.
-    public var maximumAge = 1.5
+    /// finding it) is dropped. On the CPU path a reading of an 896x504 frame takes 150-170 ms
+    /// (median, 2 shared cores) and was at most 0.47 s old when drawn (see below): 1 s
+    /// tolerates a note missed by two or three readings in a row, or a reading slowed down
+    /// threefold by other work, while a note that has gone goes within a second even if its
+    /// tracker holds on.
+    public var maximumAge = 1.0
     /// All notes are dropped when the frame's `SceneSignature` is further than this (luma
     /// levels) from the previous frame's: a cut to another scene. Frame-to-frame motion of a
     /// hand-held camera stays well below (the same bound as `LiveClassificationOptions`'s
@@ -107,13 +109,14 @@ public struct LiveDigitsReport: Sendable {
 /// Measured with `tools/evaluate_live_digits.py` (`gpustyle live --digits`, release build, CPU
 /// path, 2 cores shared with another build, realtime pace) on its synthetic clip
 /// (Fixtures/digits/notes-example.jpg seen through an 896x504 window sliding 2 px right and
-/// 1 px down per frame and back, 30 fps, 150 frames), two runs: 29.7 and 29.4 fps in and
-/// out, no input frame dropped; 4.9 and 4.7 readings a second (median reading 149 and 172 ms);
-/// a median frame of 5.5 and 4.9 ms, of which tracking the four notes 3.2 and 2.9 ms; labels
-/// on 145 of 150 frames (from frame 5, when the first reading came back), all four notes on
-/// each, every one with its right digit, each note under one id all run long, no false label;
-/// mean corner error of the drawn quads (where the outline and the label are) 0.31 px, max
-/// 0.35 px; readings carried 0.26 s on average (at most 0.37 s).
+/// 1 px down per frame and back, 30 fps, 150 frames), four runs (load average 0.6-2.2):
+/// 29.4-29.7 fps in and out, no input frame dropped; 4.7-5.0 readings a second (median
+/// reading 149-172 ms); a median frame of 4.7-5.5 ms, of which tracking the four notes
+/// 2.4-3.2 ms; in every run labels on 145 of 150 frames (from frame 5, when the first reading
+/// came back), all four notes on each, every one with its right digit, each note under one id
+/// all run long, no false label; mean corner error of the drawn quads (where the outline and
+/// the label are) 0.31 px, max 0.35 px; the readings drawn were 0.26-0.28 s old on average,
+/// at most 0.47 s.
 public final class LiveDigits {
     public let options: LiveDigitsOptions
     public let stage: AsyncStage<DigitsJob, DigitsOutcome>
