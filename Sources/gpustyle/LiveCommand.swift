@@ -22,6 +22,15 @@ struct LiveCommand: ParsableCommand {
         confidence in the corner of every frame; a result is shown only on
         frames at most 0.5 s newer than the frame it was made on, of the same
         scene, and nothing until the first result.
+
+        --digits reads the digit on every sticky note in view instead (as
+        `gpustyle digits` does) a few times a second, tracks each note in the
+        frames in between and draws its outline and label ("7 98%", or "?"
+        for ink that is not one clear digit) where it is; a note is drawn only
+        while it is tracked and a reading at most 1 s old has seen it, and
+        blank notes are not drawn. With --quad-log, one JSON line per frame
+        lists the notes drawn.
+          gpustyle live --camera /dev/video0 --digits --stats | ffplay -
         """
     )
 
@@ -40,7 +49,10 @@ struct LiveCommand: ParsableCommand {
     @Flag(help: "Draw the scene classifier's top class and confidence on the frames instead of restyling a picture.")
     var classify = false
 
-    @Option(help: ArgumentHelp("With --classify: the label's font (TrueType or OpenType; default DejaVu Sans).", valueName: "file"))
+    @Flag(help: "Read the digit on each sticky note in view and draw it on the note, following the note, instead of restyling a picture.")
+    var digits = false
+
+    @Option(help: ArgumentHelp("With --classify or --digits: the labels' font (TrueType or OpenType; default DejaVu Sans).", valueName: "file"))
     var font: String?
 
     @Option(help: ArgumentHelp("With --classify: this classifier instead of the built-in one (as gpustyle classify --model).", valueName: "file"))
@@ -93,12 +105,17 @@ struct LiveCommand: ParsableCommand {
         guard (StyleNetwork.minimumInputSide...4096).contains(stylizeSize) else {
             throw ValidationError("--stylize-size must be between \(StyleNetwork.minimumInputSide) and 4096")
         }
+        if classify && digits { throw ValidationError("--classify and --digits are different modes: give one") }
         if classify {
             if fullFrame { throw ValidationError("--classify and --full-frame are different modes: give one") }
             if cycle != nil { throw ValidationError("--cycle restyles a picture; --classify does not stylize") }
             if quadLog != nil { throw ValidationError("--quad-log logs the tracked picture; --classify tracks none") }
+        } else if digits {
+            if fullFrame { throw ValidationError("--digits and --full-frame are different modes: give one") }
+            if cycle != nil { throw ValidationError("--cycle restyles a picture; --digits does not stylize") }
+            if model != nil { throw ValidationError("--model is an option of --classify; --digits has its own classifier") }
         } else if font != nil || model != nil {
-            throw ValidationError("--font and --model are options of --classify")
+            throw ValidationError("--font is an option of --classify and --digits, --model of --classify")
         }
         if labels != nil && model == nil { throw ValidationError("--labels names the classes of --model; the built-in model has its own") }
         if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1") }

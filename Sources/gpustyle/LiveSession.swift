@@ -58,12 +58,13 @@ final class LiveSession {
         let source = try openSource()
         let header = source.reader.header
         // The classifier resizes any frame to its input; the style network has a minimum size.
-        if !command.classify { try Stylizer.validate(width: header.width, height: header.height) }
+        if !command.classify && !command.digits { try Stylizer.validate(width: header.width, height: header.height) }
         let mode = try makeMode()
         // --classify converts only the frames it classifies, on the classification's thread (the
         // CPU kernel). Under auto a GPU failure switches to the CPU kernel for good
         // (FallbackFrameConverter).
-        let converter: FrameConverter = command.classify ? CPUFrameConverter()
+        // --digits converts the frames it reads in the same way.
+        let converter: FrameConverter = command.classify || command.digits ? CPUFrameConverter()
             : try command.deviceOptions.choose("colour conversion", name: \.name, ComputeChoice<FrameConverter>.choose)
         func convert(_ frame: YUVFrame) throws -> Image {
             try converter.image(from: frame, fullRange: header.fullRange)
@@ -102,6 +103,7 @@ final class LiveSession {
                     let out: YUVFrame
                     var drawn = false
                     var pictureReport: LiveFrameReport?
+                    var notesReport: LiveDigitsReport?
                     switch mode {
                     case .picture(let pipeline):
                         let (shown, report) = try pipeline.process(try convert(frame), index: index, time: time)
@@ -113,6 +115,11 @@ final class LiveSession {
                         let (labelled, report) = try classification.process(frame, index: index, time: time, fullRange: header.fullRange)
                         drawn = report.text != nil
                         out = labelled
+                    case .digits(let digits):
+                        let (labelled, report) = try digits.process(frame, index: index, time: time, fullRange: header.fullRange)
+                        drawn = !report.notes.isEmpty
+                        out = labelled
+                        notesReport = report
                     }
                     do {
                         try writer.write(out)
@@ -121,6 +128,7 @@ final class LiveSession {
                         throw OutputError(output.name, error.description, isUserError: false)
                     }
                     if let pictureReport { try log?.append(pictureReport) }
+                    if let notesReport { try log?.append(notesReport) }
                     statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: drawn)
                 } catch is Y4MWriter.ClosedError {
                     break loop  // the viewer went away: stop cleanly
@@ -149,12 +157,14 @@ extension LiveSession {
     enum Mode {
         case picture(LivePipeline)
         case classify(LiveClassification)
+        case digits(LiveDigits)
 
         func collect(into statistics: LiveStatistics, counts: (received: Int, dropped: Int)) {
             switch self {
             case .picture(let pipeline): statistics.collect(received: counts.received, dropped: counts.dropped, pipeline: pipeline)
             case .classify(let classification):
                 statistics.collect(received: counts.received, dropped: counts.dropped, classification: classification)
+            case .digits(let digits): statistics.collect(received: counts.received, dropped: counts.dropped, digits: digits)
             }
         }
 
@@ -162,6 +172,7 @@ extension LiveSession {
             switch self {
             case .picture(let pipeline): pipeline.finish()
             case .classify(let classification): classification.finish()
+            case .digits(let digits): digits.finish()
             }
         }
     }
@@ -170,7 +181,7 @@ extension LiveSession {
     /// the classification: the font first, so that a missing font is reported before a model
     /// is loaded.
     func makeMode() throws -> Mode {
-        guard command.classify else {
+        guard command.classify || command.digits else {
             let stylizer = try command.deviceOptions.makeStylizer()
             let pipeline = LivePipeline(options: options, stylizer: stylizer, detector: try command.deviceOptions.makeDetector(),
                                         tracker: QuadTracker(options: .blurTolerant),
@@ -183,10 +194,31 @@ extension LiveSession {
         } catch {
             throw CommandFailure(message: "\(error)")
         }
+        if command.digits { return .digits(try makeDigits(renderer: renderer)) }
         let classifier = try ClassifierSetup.make(model: command.model, labels: command.labels, device: command.deviceOptions.choice)
         var classifyOptions = LiveClassificationOptions()
         classifyOptions.lockstep = options.lockstep
         return .classify(LiveClassification(options: classifyOptions, renderer: renderer, classifier: classifier))
+    }
+}
+
+extension LiveSession {
+    /// `--digits`: the note reader as `gpustyle digits` makes it (the detector and the digit
+    /// classifier on the chosen device; the straightening warp on the CPU, a few small notes a
+    /// reading), on its own thread.
+    func makeDigits(renderer: TextRenderer) throws -> LiveDigits {
+        let classifier: DigitClassifier
+        do {
+            classifier = try DigitClassifier(backend: command.deviceOptions.choice.backend(convolutions: []))
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(message: "the digit classifier: \(error)")  // the binary's model: not the user's fault
+        }
+        let reader = NoteReader(detector: try command.deviceOptions.makeDetector(), warper: CPUPerspectiveWarper(), classifier: classifier)
+        var digitsOptions = LiveDigitsOptions()
+        digitsOptions.lockstep = options.lockstep
+        return LiveDigits(options: digitsOptions, renderer: renderer, reader: reader)
     }
 }
 
@@ -220,6 +252,18 @@ final class QuadLog {
         let loss = report.loss.map { ",\"loss\":\"\($0.rawValue)\"" } ?? ""
         try file.write(Data(("{\"frame\":\(report.index),\"quad\":\(quad),\"state\":\"\(report.state.rawValue)\","
             + "\"score\":\(score),\"overlaid\":\(report.overlaid)\(loss)}\n").utf8))
+    }
+
+    /// `--digits`: `{"frame", "notes": [{"id", "text", "quad", "reading", "age"}], "lost", "sceneCut"}`,
+    /// the notes drawn on the frame.
+    func append(_ report: LiveDigitsReport) throws {
+        let notes = report.notes.map { note in
+            let quad = "[" + note.quad.corners.map { String(format: "[%.3f,%.3f]", $0.x, $0.y) }.joined(separator: ",") + "]"
+            return "{\"id\":\(note.id),\"text\":\"\(note.text)\",\"quad\":\(quad),\"reading\":\(note.readingIndex),"
+                + "\"age\":\(String(format: "%.3f", note.age))}"
+        }.joined(separator: ",")
+        try file.write(Data(("{\"frame\":\(report.index),\"notes\":[\(notes)],\"lost\":\(report.lost),"
+            + "\"sceneCut\":\(report.sceneCut)}\n").utf8))
     }
 
     func finish(keep: Bool) throws {

@@ -12,6 +12,15 @@ public enum DigitsReport {
         }
     }
 
+    /// The label drawn on a note: "7 98%" (the digit and its confidence), "?" or "blank".
+    public static func overlayText(_ note: NoteReading) -> String {
+        var text = label(note)
+        if case .digit = note.content, let confidence = note.confidence {
+            text += String(format: " %.0f%%", Double(confidence) * 100)
+        }
+        return text
+    }
+
     static func cornerList(_ quad: Quad) -> String {
         quad.corners.map { String(format: "(%.1f, %.1f)", $0.x, $0.y) }.joined(separator: " ")
     }
@@ -58,11 +67,7 @@ public enum DigitsReport {
         var out = QuadOverlay.draw(notes.map(\.quad), on: image)
         let style = LabelStyle.scaled(toHeight: image.height)
         for note in notes {
-            var text = label(note)
-            if case .digit = note.content, let confidence = note.confidence {
-                text += String(format: " %.0f%%", Double(confidence) * 100)
-            }
-            let bitmap = try renderer.render(text, pixelSize: style.pixelSize)
+            let bitmap = try renderer.render(overlayText(note), pixelSize: style.pixelSize)
             // Above the note's top-left corner, so the label covers the note's ink as little as possible.
             let corner = note.quad.topLeft
             let height = bitmap.height + 2 * style.padding

@@ -29,3 +29,41 @@ public enum QuadOverlay {
         return out
     }
 }
+
+extension QuadOverlay {
+    /// Draws quads' outlines in white on a Y4M frame of either range, in place (`gpustyle live
+    /// --digits`): luma at the range's white, the chroma samples under the line made grey.
+    public static func draw(_ quads: [Quad], on frame: inout YUVFrame, fullRange: Bool, thickness: Int = 3) {
+        guard thickness > 0 else { return }
+        let white: UInt8 = fullRange ? 255 : 235
+        let (fx, fy) = frame.chroma.factors
+        let chromaWidth = (frame.width + fx - 1) / fx
+        let hasChroma = !frame.u.isEmpty
+        let low = -(thickness - 1) / 2, high = thickness / 2
+        for quad in quads {
+            let c = quad.corners
+            for i in 0..<4 {
+                let a = c[i], b = c[(i + 1) % 4]
+                let length = a.distance(to: b)
+                guard length.isFinite, length < 1e5 else { continue }
+                let steps = Int(length * 2) + 1
+                for s in 0...steps {
+                    let p = a + (b - a) * (Double(s) / Double(steps))
+                    let px = Int(p.x.rounded()), py = Int(p.y.rounded())
+                    for dy in low...high {
+                        for dx in low...high {
+                            let x = px + dx, y = py + dy
+                            guard x >= 0, y >= 0, x < frame.width, y < frame.height else { continue }
+                            frame.y[y * frame.width + x] = white
+                            if hasChroma {
+                                let ci = (y / fy) * chromaWidth + x / fx
+                                frame.u[ci] = 128
+                                frame.v[ci] = 128
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -46,6 +46,8 @@ public final class LiveStatistics {
     private var window = Window()
     /// `gpustyle live --classify`: the lines report classifications and labelled frames.
     private var classifying = false
+    /// What the classification stage's results are called in the lines.
+    private var noun = "classifications"
     private var total = Window()
     private var windowStart: Double
     private let start: Double
@@ -90,11 +92,24 @@ public final class LiveStatistics {
         window.classifyLatency += c.latencies
     }
 
+    /// The same for a notes run (`live --digits`): readings count as classifications.
+    public func collect(received: Int, dropped: Int, digits: LiveDigits) {
+        classifying = true
+        noun = "readings"
+        window.framesIn = received - total.framesIn
+        window.inputDropped = dropped - total.inputDropped
+        let r = digits.stage.harvest()
+        window.classifications += r.completed
+        window.classifySkipped += r.skipped
+        window.classifyLatency += r.latencies
+        window.trackLatency += digits.harvestTrackingTimes()
+    }
+
     /// The interval's line when at least `interval` seconds have passed since the last one.
     public func line(now: Double = MonotonicClock.seconds(), interval: Double = 1) -> String? {
         let elapsed = now - windowStart
         guard elapsed >= interval else { return nil }
-        let text = classifying ? Self.describeClassification(window, seconds: elapsed) : Self.describe(window, seconds: elapsed)
+        let text = classifying ? Self.describeClassification(window, seconds: elapsed, noun: noun) : Self.describe(window, seconds: elapsed)
         total.add(window)
         window = Window()
         windowStart = now
@@ -106,16 +121,18 @@ public final class LiveStatistics {
         total.add(window)
         window = Window()
         let seconds = now - start
-        return "summary: " + (classifying ? Self.describeClassification(total, seconds: seconds) : Self.describe(total, seconds: seconds))
+        return "summary: " + (classifying ? Self.describeClassification(total, seconds: seconds, noun: noun) : Self.describe(total, seconds: seconds))
     }
 
-    static func describeClassification(_ w: Window, seconds: Double) -> String {
+    static func describeClassification(_ w: Window, seconds: Double, noun: String = "classifications") -> String {
         let s = max(seconds, 1e-9)
         func rate(_ n: Int) -> String { String(format: "%.1f", Double(n) / s) }
+        let reading = noun == "readings"
         return "\(String(format: "%.1f", seconds)) s: fps in \(rate(w.framesIn)) out \(rate(w.framesOut))"
-            + " | dropped: input \(w.inputDropped), classify \(w.classifySkipped)"
-            + " | classifications \(w.classifications) (\(rate(w.classifications)) per second), labelled frames \(w.overlaid)"
-            + " | median ms: frame \(median(w.frameLatency)), classify \(median(w.classifyLatency))"
+            + " | dropped: input \(w.inputDropped), \(reading ? "read" : "classify") \(w.classifySkipped)"
+            + " | \(noun) \(w.classifications) (\(rate(w.classifications)) per second), labelled frames \(w.overlaid)"
+            + " | median ms: frame \(median(w.frameLatency)), \(reading ? "read" : "classify") \(median(w.classifyLatency))"
+            + (reading ? ", track \(median(w.trackLatency))" : "")
     }
 
     static func median(_ values: [Double]) -> String {
