@@ -31,6 +31,10 @@ struct DigitsCommand: ParsableCommand {
     @Option(help: "Also write the photo with each note outlined and labelled to this PNG (one photo only; not stdout, which holds the readings).")
     var overlay: String?
 
+    @Option(help: ArgumentHelp("Also write what the classifier saw for each note (28x28, white ink on black) to this folder, as note-N.png (one photo only).",
+                               valueName: "folder"))
+    var glyphs: String?
+
     // .unconditionalSingleValue: corners may be negative.
     @Option(parsing: .unconditionalSingleValue,
             help: "Read the note at these corners x1,y1,x2,y2,x3,y3,x4,y4 (top-left, top-right, bottom-right, bottom-left) instead of finding notes; repeatable; one photo only.")
@@ -83,9 +87,10 @@ struct DigitsCommand: ParsableCommand {
             throw ValidationError("--overlay needs a file name (stdout holds the readings)")
         }
         for q in quad { _ = try RectifyCommand.parseQuad(q) }
-        if (overlay != nil || !quad.isEmpty) && (inputs.count != 1 || FileManager.default.isDirectory(inputs[0])) {
-            throw ValidationError("\(overlay != nil ? "--overlay" : "--quad") needs exactly one photo")
+        if (overlay != nil || glyphs != nil || !quad.isEmpty) && (inputs.count != 1 || FileManager.default.isDirectory(inputs[0])) {
+            throw ValidationError("\(overlay != nil ? "--overlay" : glyphs != nil ? "--glyphs" : "--quad") needs exactly one photo")
         }
+        if let glyphs, !FileManager.default.isDirectory(glyphs) { throw ValidationError("--glyphs: \(glyphs) is not a folder") }
     }
 
     func run() throws {
@@ -116,6 +121,14 @@ struct DigitsCommand: ParsableCommand {
                 }
                 try StandardOutput.print(json ? DigitsReport.json(notes, file: file, width: image.width, height: image.height)
                                               : DigitsReport.text(notes, file: file, showFile: files.count > 1))
+                if let glyphs {
+                    for (index, note) in notes.enumerated() {
+                        guard let glyph = note.glyph else { continue }
+                        let side = DigitPreprocessing.side
+                        try ImageIO.writePNG(Image(width: side, height: side, rgb: glyph + glyph + glyph),
+                                             to: (glyphs as NSString).appendingPathComponent("note-\(index + 1).png"))
+                    }
+                }
                 if let overlay, let renderer {
                     try ImageIO.writePNG(DigitsReport.overlay(notes, on: image, renderer: renderer), to: overlay)
                 }

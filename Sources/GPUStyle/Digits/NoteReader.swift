@@ -15,6 +15,9 @@ public struct NoteReading: Sendable, Equatable {
     public var top: [(digit: Int, probability: Float)]
     /// Kept ink as a fraction of the note's inside (`DigitPreprocessing.Result.inkFraction`).
     public var inkFraction: Double
+    /// What the classifier saw: 28×28, white ink on black (nil when blank), as Apple's sample
+    /// shows its pre-processed image.
+    public var glyph: [Float]? = nil
 
     /// The classifier's probability of the digit it read (nil when blank).
     public var confidence: Float? { top.first?.probability }
@@ -232,6 +235,6 @@ public final class NoteReader {
         let sure = top[0].probability >= options.minimumConfidence && prepared.inkAspect <= options.maximumDigitAspect
             && !(prepared.largeParts >= options.writingParts && prepared.inkAspect >= options.writingAspect)
         let content: NoteReading.Content = sure ? .digit(top[0].digit) : .unsure
-        return NoteReading(quad: quad, content: content, top: top, inkFraction: prepared.inkFraction)
+        return NoteReading(quad: quad, content: content, top: top, inkFraction: prepared.inkFraction, glyph: glyph)
     }
 }
