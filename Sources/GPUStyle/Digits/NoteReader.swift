@@ -94,7 +94,7 @@ public final class NoteReader {
         public init() {}
     }
 
-    /// Each note is straightened to its own size, its longer side kept within these bounds:
+    /// Each note is straightened to a square of its longer side, kept within these bounds:
     /// large enough for a marker stroke (MNIST's 20-pixel box needs no more than 4x that), small
     /// enough that preparing a 1080p note stays cheap.
     public static let straightenedSide = 28...112
@@ -150,10 +150,13 @@ public final class NoteReader {
         let size = quad.rectifiedSize
         let longer = max(size.width, size.height)
         guard longer >= 2 else { return nil }
-        let target = min(max(longer, Self.straightenedSide.lowerBound), Self.straightenedSide.upperBound)
-        let scale = Double(target) / Double(longer)
-        let w = max(2, Int((Double(size.width) * scale).rounded())), h = max(2, Int((Double(size.height) * scale).rounded()))
-        return try PerspectiveCorrection.rectify(image, quad: quad, width: w, height: h, warper: warper)
+        // Square: sticky notes are. The quad's side lengths under perspective are not the note's
+        // proportions (the far side is foreshortened), and a digit stretched by them reads
+        // worse: on development seeds 4001-4008, with the true corners 266 of 277 digits read
+        // right straightened square against 259 at the quad's proportions, and 253 against 248
+        // of the 262 notes found.
+        let side = min(max(longer, Self.straightenedSide.lowerBound), Self.straightenedSide.upperBound)
+        return try PerspectiveCorrection.rectify(image, quad: quad, width: side, height: side, warper: warper)
     }
 
     func isNote(_ note: Image, check: NoteCheck, _ preprocessing: DigitPreprocessing) -> Bool {
