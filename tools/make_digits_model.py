@@ -37,6 +37,8 @@ import sys
 
 import torch
 from torch import nn
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_export  # noqa: E402
 
 WEIGHTS_FILE = "handwriting_model.pth"
 WEIGHTS_SHA256 = "325e0773529babe8ebb6adf35a82c64e57c5f3518c2adb975865355c74bc4786"
@@ -88,13 +90,7 @@ def normalize(glyphs):
 
 
 def export(model, out):
-    x = torch.zeros(1, 1, SIDE, SIDE)
-    kwargs = dict(input_names=["input"], output_names=["logits"], opset_version=13,
-                  do_constant_folding=True)
-    try:
-        torch.onnx.export(model, (x,), out, dynamo=False, **kwargs)
-    except TypeError:  # an exporter without the dynamo switch is the legacy one
-        torch.onnx.export(model, (x,), out, **kwargs)
+    onnx_export.export(model, (1, 1, SIDE, SIDE), out)
 
 
 def main():

@@ -50,6 +50,8 @@ import sys
 
 import torch
 from torch import nn
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_export  # noqa: E402
 
 WEIGHTS_FILE = "mobilenet_v2-b0353104.pth"
 SETTINGS = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
@@ -137,13 +139,7 @@ def labels(root=None):
 
 
 def export(model, out):
-    x = torch.zeros(1, 3, 224, 224)
-    kwargs = dict(input_names=["input"], output_names=["logits"], opset_version=13,
-                  do_constant_folding=True)
-    try:
-        torch.onnx.export(model, (x,), out, dynamo=False, **kwargs)
-    except TypeError:  # an exporter without the dynamo switch is the legacy one
-        torch.onnx.export(model, (x,), out, **kwargs)
+    onnx_export.export(model, (1, 3, 224, 224), out)
 
 
 def main():
