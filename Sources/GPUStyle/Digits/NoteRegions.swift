@@ -15,6 +15,10 @@ enum NoteRegions {
         /// Neighbours join when no channel differs by more than this (sRGB, 0-1) after a 3x3 box
         /// blur: above JPEG noise and paper grain, below a note's border (0.15 or more a pixel).
         var joinStep: Float = 0.035
+        /// ...and their regions' mean colours by at most this: a note's paper under a shading
+        /// ramp stays one region, while a blurred border (a note on a desk of a near hue) no
+        /// longer chains the two into one.
+        var meanStep: Float = 0.12
         /// The region must fill its convex hull to at least this fraction (the ink inside is not
         /// part of it: a marker digit takes up to 15 %).
         var minimumSolidity = 0.7
@@ -39,7 +43,7 @@ enum NoteRegions {
         // into pieces). On development seed 4001 each pass alone finds notes the other misses.
         var found: [(quad: Quad, area: Double)] = []
         for colours in [small, blurred(small, width: w, height: h)] {
-            found += quads(regions(colours, width: w, height: h, step: parameters.joinStep), image: image, factor: factor,
+            found += quads(regions(colours, width: w, height: h, step: parameters.joinStep, meanStep: parameters.meanStep), image: image, factor: factor,
                            width: w, height: h, options: options, parameters: parameters)
         }
         return found.sorted { $0.area > $1.area }.map(\.quad)
@@ -115,10 +119,13 @@ enum NoteRegions {
         return out
     }
 
-    /// A region label per pixel: 4-neighbours join when every channel differs by < `step`.
-    static func regions(_ rgb: [Float], width w: Int, height h: Int, step: Float) -> [Int] {
+    /// A region label per pixel: 4-neighbours join when every channel differs by < `step` and
+    /// their regions' mean colours by < `meanStep` (small steps alone chain across a soft border).
+    static func regions(_ rgb: [Float], width w: Int, height h: Int, step: Float, meanStep: Float) -> [Int] {
         let n = w * h
         var parent = Array(0..<n)
+        var sums = (0..<n).map { [rgb[$0], rgb[n + $0], rgb[2 * n + $0]] }
+        var counts = [Float](repeating: 1, count: n)
         func find(_ i: Int) -> Int {
             var i = i
             while parent[i] != i { parent[i] = parent[parent[i]]; i = parent[i] }
@@ -131,7 +138,11 @@ enum NoteRegions {
             let i = y * w + x
             for j in [x + 1 < w ? i + 1 : -1, y + 1 < h ? i + w : -1] where j >= 0 && close(i, j) {
                 let a = find(i), b = find(j)
-                if a != b { parent[max(a, b)] = min(a, b) }
+                guard a != b, (0..<3).allSatisfy({ abs(sums[a][$0] / counts[a] - sums[b][$0] / counts[b]) < meanStep }) else { continue }
+                let (root, child) = (min(a, b), max(a, b))
+                parent[child] = root
+                for c in 0..<3 { sums[root][c] += sums[child][c] }
+                counts[root] += counts[child]
             }
         } }
         return (0..<n).map(find)
