@@ -91,10 +91,7 @@ enum ClassifierSetup {
 /// Command-line inputs as files: a folder stands for its PNG and JPEG files (sorted by name).
 enum InputFiles {
     static func expand(_ path: String) throws -> [String] {
-        var isDirectory: ObjCBool = false
-        guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return [path]
-        }
+        guard path != "-", FileManager.default.isDirectory(path) else { return [path] }
         let files: [String]
         do {
             files = try imageNames(in: path).map { (path as NSString).appendingPathComponent($0) }
@@ -109,11 +106,15 @@ enum InputFiles {
     static func imageNames(in folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder)
             .filter { FolderJob.extensions.contains(($0 as NSString).pathExtension.lowercased()) }
-            .filter { name in
-                var isDirectory: ObjCBool = false
-                let path = (folder as NSString).appendingPathComponent(name)
-                return !(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
-            }
+            .filter { !FileManager.default.isDirectory((folder as NSString).appendingPathComponent($0)) }
             .sorted()
+    }
+}
+
+extension FileManager {
+    /// Whether `path` is a folder (following symbolic links).
+    func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

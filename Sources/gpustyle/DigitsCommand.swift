@@ -147,10 +147,3 @@ struct DigitsCommand: ParsableCommand {
         if empty > 0 { throw ExitCode(1) }
     }
 }
-
-extension FileManager {
-    func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-}

@@ -153,8 +153,7 @@ extension StylizeCommand {
     }
 
     func runInPlace(mix: StyleMix, destination: String) throws {
-        var isDirectory: ObjCBool = false
-        if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+        if input != "-", FileManager.default.isDirectory(input) {
             throw CommandFailure(message: "--in-place-rectangle works on one photo, not a folder (\(input))")
         }
         try OutputPath(destination).check()

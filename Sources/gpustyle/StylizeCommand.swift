@@ -74,8 +74,7 @@ struct StylizeCommand: ParsableCommand {
         let mix = try StyleMix(parsing: style)
         let destination = (output ?? outputOption)!
         if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }
-        var isDirectory: ObjCBool = false
-        if input != "-", FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+        if input != "-", FileManager.default.isDirectory(input) {
             try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions,
                           limits: inputOptions.limits).run()
             return

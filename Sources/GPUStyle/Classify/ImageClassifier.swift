@@ -8,6 +8,11 @@ public struct Classification: Sendable, Equatable, Codable {
         self.label = label
         self.confidence = confidence
     }
+
+    /// The class indices, most probable first (ties: the lower index first).
+    public static func order(_ probabilities: [Float]) -> [Int] {
+        probabilities.indices.sorted { (probabilities[$0], $1) > (probabilities[$1], $0) }
+    }
 }
 
 /// Scene classification (as Vision's `VNClassifyImageRequest` / a Core ML classifier): an image
@@ -79,8 +84,7 @@ public final class ImageClassifier {
     }
 
     public func ranked(_ probabilities: [Float], top: Int) -> [Classification] {
-        let order = probabilities.indices.sorted { (probabilities[$0], $1) > (probabilities[$1], $0) }
-        return order.prefix(max(0, top)).map { index in
+        Classification.order(probabilities).prefix(max(0, top)).map { index in
             Classification(index: index, label: model.metadata.labels?[index] ?? "class \(index)",
                            confidence: probabilities[index])
         }

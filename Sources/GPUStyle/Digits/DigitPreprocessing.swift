@@ -99,7 +99,11 @@ public struct DigitPreprocessing: Sendable {
     }
 
     public func prepare(_ note: Image) -> Result {
-        let grey = Self.grey(note)
+        prepare(note, grey: Self.grey(note))
+    }
+
+    /// `prepare` with the note's grey (`grey(note)`) already made.
+    func prepare(_ note: Image, grey: [Float]) -> Result {
         let ink = inkMap(grey, width: note.width, height: note.height)
         guard let ink, ink.fraction >= parameters.blankInk else {
             return Result(content: .blank, inkFraction: ink?.fraction ?? 0)
@@ -128,19 +132,41 @@ public struct DigitPreprocessing: Sendable {
         var aspect: Double { Double(box.2 - box.0 + 1) / Double(box.3 - box.1 + 1) }
     }
 
-    /// Steps 2-5: the note's inside as ink in [0, 1], only the kept parts; nil when no ink.
-    func inkMap(_ grey: [Float], width: Int, height: Int) -> InkMap? {
+    /// Steps 2-3: the note without its border, where ink and paper are looked for.
+    struct Inside {
+        /// Grey, `width` x `height`, row-major.
+        var grey: [Float]
+        var width: Int
+        var height: Int
+        /// Where it starts in the note.
+        var x0: Int
+        var y0: Int
+        /// `grey` sorted (for the paper's median and the darkest ink).
+        var sorted: [Float]
+        /// The median grey: the paper's (the ink covers far less than half a note).
+        var paper: Float { DigitPreprocessing.median(sorted: sorted) }
+    }
+
+    /// The note's inside (`margin` dropped on each side); nil when less than 2x2 is left or the
+    /// paper is black.
+    func inside(_ grey: [Float], width: Int, height: Int) -> Inside? {
         let mx = Int((Double(width) * parameters.margin).rounded()), my = Int((Double(height) * parameters.margin).rounded())
         let w = width - 2 * mx, h = height - 2 * my
         guard w >= 2, h >= 2 else { return nil }
-        var inside = [Float](repeating: 0, count: w * h)
-        for y in 0..<h { for x in 0..<w { inside[y * w + x] = grey[(y + my) * width + x + mx] } }
-        let paper = Self.median(inside)
-        guard paper > 0 else { return nil }
+        var values = [Float](repeating: 0, count: w * h)
+        for y in 0..<h { for x in 0..<w { values[y * w + x] = grey[(y + my) * width + x + mx] } }
+        let inside = Inside(grey: values, width: w, height: h, x0: mx, y0: my, sorted: values.sorted())
+        return inside.paper > 0 ? inside : nil
+    }
+
+    /// Steps 2-5: the note's inside as ink in [0, 1], only the kept parts; nil when no ink.
+    func inkMap(_ grey: [Float], width: Int, height: Int) -> InkMap? {
+        guard let region = inside(grey, width: width, height: height) else { return nil }
+        let inside = region.grey, w = region.width, h = region.height, paper = region.paper
         // Faint ink (a thin or blurred stroke, dim light) is found halfway between the paper and
         // the darkest ink, when that is lighter than `pivot`; no ink clearly darker than the
         // paper is a blank note.
-        let darkest = inside.sorted()[Int(Double(inside.count - 1) * parameters.darkestRank)]
+        let darkest = region.sorted[Int(Double(inside.count - 1) * parameters.darkestRank)]
         guard darkest <= parameters.blankContrast * paper else { return nil }
         let threshold = max(parameters.pivot * paper, (paper + darkest) / 2), span = parameters.softness * paper
         var ink = inside.map { min(1, max(0, 0.5 + (threshold - $0) / span)) }
@@ -223,8 +249,9 @@ public struct DigitPreprocessing: Sendable {
     }
 
     /// numpy's median (the mean of the two middle values for an even count).
-    static func median(_ values: [Float]) -> Float {
-        let sorted = values.sorted()
+    static func median(_ values: [Float]) -> Float { median(sorted: values.sorted()) }
+
+    static func median(sorted: [Float]) -> Float {
         let n = sorted.count
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
     }

@@ -118,19 +118,20 @@ public final class NoteReader {
         let detected = try detector.detect(image, options: detection).map(\.quad)
         let regions = options.plainRegions ? NoteRegions.candidates(image, options: detection) : []
         var notes: [NoteReading] = []
-        func centre(_ quad: Quad) -> Point { quad.corners.reduce(Point(x: 0, y: 0), +) * 0.25 }
         for quad in detected + regions {
             // A quad inside a note already read is part of it (its digit, a nested outline); one
             // around a note already read is that note with its surroundings (or a quad spanning
             // two notes and the wall between them, borrowing their outer sides).
-            if notes.contains(where: { $0.quad.contains(centre(quad), tolerance: 0) || quad.contains(centre($0.quad), tolerance: 0) }) {
+            if notes.contains(where: { $0.quad.contains(quad.centre, tolerance: 0) || quad.contains($0.quad.centre, tolerance: 0) }) {
                 continue
             }
-            guard let straightened = try straighten(image, quad), isNote(straightened, check: options.check, options.preprocessing),
+            guard let straightened = try straighten(image, quad) else { continue }
+            let grey = DigitPreprocessing.grey(straightened)
+            guard isNote(straightened, grey: grey, check: options.check, options.preprocessing),
                   try hasBorder(image, quad, check: options.check) else {
                 continue
             }
-            notes.append(try read(straightened, quad: quad, options: options))
+            notes.append(try read(straightened, grey: grey, quad: quad, options: options))
         }
         let most = options.detection.maximumObservations
         return most > 0 ? Array(notes.prefix(most)) : notes
@@ -142,7 +143,7 @@ public final class NoteReader {
             guard let straightened = try straighten(image, quad) else {
                 throw PerspectiveCorrection.SizeError(description: "the quad \(quad) is too small to read")
             }
-            return try read(straightened, quad: quad, options: options)
+            return try read(straightened, grey: DigitPreprocessing.grey(straightened), quad: quad, options: options)
         }
     }
 
@@ -159,37 +160,30 @@ public final class NoteReader {
         return try PerspectiveCorrection.rectify(image, quad: quad, width: side, height: side, warper: warper)
     }
 
-    func isNote(_ note: Image, check: NoteCheck, _ preprocessing: DigitPreprocessing) -> Bool {
-        let p = preprocessing.parameters
-        let grey = DigitPreprocessing.grey(note)
-        let mx = Int((Double(note.width) * p.margin).rounded()), my = Int((Double(note.height) * p.margin).rounded())
-        var inside: [Float] = []
-        for y in my..<(note.height - my) { for x in mx..<(note.width - mx) { inside.append(grey[y * note.width + x]) } }
-        guard inside.count >= 4 else { return false }
-        let paper = DigitPreprocessing.median(inside)
-        guard paper > 0 else { return false }
-        let threshold = p.pivot * paper
-        let plain = inside.filter { $0 > threshold }
-        guard Double(inside.count - plain.count) <= check.maximumInk * Double(inside.count), !plain.isEmpty else { return false }
+    /// Whether the straightened quad (`grey`: `DigitPreprocessing.grey(note)`) is a note's paper
+    /// (`NoteCheck`).
+    func isNote(_ note: Image, grey: [Float], check: NoteCheck, _ preprocessing: DigitPreprocessing) -> Bool {
+        guard let inside = preprocessing.inside(grey, width: note.width, height: note.height) else { return false }
+        let g = inside.grey, w = inside.width, h = inside.height, paper = inside.paper
+        let threshold = preprocessing.parameters.pivot * paper
+        let plain = g.filter { $0 > threshold }
+        guard Double(g.count - plain.count) <= check.maximumInk * Double(g.count), !plain.isEmpty else { return false }
         let variation = plain.reduce(Float(0)) { $0 + abs($1 - paper) } / Float(plain.count)
         guard variation <= check.paperVariation * paper else { return false }
+        // Texture: paper pixels and their right and lower paper neighbours.
         var texture: Float = 0, pairs = 0
-        for y in my..<(note.height - my) { for x in mx..<(note.width - mx) {
-            let v = grey[y * note.width + x]
-            guard v > threshold else { continue }
-            for next in [x + 1 < note.width - mx ? v - grey[y * note.width + x + 1] : .nan,
-                         y + 1 < note.height - my ? v - grey[(y + 1) * note.width + x] : .nan]
-            where !next.isNaN && v - next > threshold {
-                texture += abs(next); pairs += 1
+        for y in 0..<h { for x in 0..<w where g[y * w + x] > threshold {
+            for (inRange, j) in [(x + 1 < w, y * w + x + 1), (y + 1 < h, (y + 1) * w + x)] where inRange && g[j] > threshold {
+                texture += abs(g[y * w + x] - g[j]); pairs += 1
             }
         } }
         guard pairs > 0, texture / Float(pairs) <= check.maximumTexture * paper else { return false }
         let n = note.pixelCount
         var channels: [[Float]] = [[], [], []]
-        for y in my..<(note.height - my) { for x in mx..<(note.width - mx) where grey[y * note.width + x] > threshold {
-            for c in 0..<3 { channels[c].append(note.rgb[c * n + y * note.width + x]) }
+        for y in 0..<h { for x in 0..<w where g[y * w + x] > threshold {
+            for c in 0..<3 { channels[c].append(note.rgb[c * n + (y + inside.y0) * note.width + x + inside.x0]) }
         } }
-        let colour = channels.map(DigitPreprocessing.median)
+        let colour = channels.map { DigitPreprocessing.median($0) }
         return colour.max()! - colour.min()! >= check.minimumChroma
     }
 
@@ -227,14 +221,13 @@ public final class NoteReader {
         return true
     }
 
-    func read(_ straightened: Image, quad: Quad, options: Options) throws -> NoteReading {
-        let prepared = options.preprocessing.prepare(straightened)
+    func read(_ straightened: Image, grey: [Float], quad: Quad, options: Options) throws -> NoteReading {
+        let prepared = options.preprocessing.prepare(straightened, grey: grey)
         guard case .glyph(let glyph) = prepared.content else {
             return NoteReading(quad: quad, content: .blank, top: [], inkFraction: prepared.inkFraction)
         }
         let probabilities = try classifier.probabilities(glyph)
-        let order = probabilities.indices.sorted { (probabilities[$0], $1) > (probabilities[$1], $0) }
-        let top = order.prefix(Self.topCount).map { (digit: $0, probability: probabilities[$0]) }
+        let top = Classification.order(probabilities).prefix(Self.topCount).map { (digit: $0, probability: probabilities[$0]) }
         let sure = top[0].probability >= options.minimumConfidence && prepared.inkAspect <= options.maximumDigitAspect
             && !(prepared.largeParts >= options.writingParts && prepared.inkAspect >= options.writingAspect)
         let content: NoteReading.Content = sure ? .digit(top[0].digit) : .unsure

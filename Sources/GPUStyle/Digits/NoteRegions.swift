@@ -1,5 +1,3 @@
-import Foundation
-
 /// Notes found as regions of one plain colour, a second source of candidates beside the
 /// rectangle detector. The detector works from edges: on a wooden desk the grain's edges outnumber
 /// a note's four sides and it finds 29 % of the notes of tools/make_note_scenes.py's seed 4001
@@ -77,21 +75,12 @@ enum NoteRegions {
         return found
     }
 
-    /// Vision's shape limits: side ratio, corner angles, size.
+    /// Vision's shape limits: size, then the detector's side-ratio and corner-angle gates.
     static func passes(_ quad: Quad, options: RectangleDetectionOptions, shorter: Double) -> Bool {
         let c = quad.corners
         let sides = (0..<4).map { c[$0].distance(to: c[($0 + 1) % 4]) }
         let width = (sides[0] + sides[2]) / 2, height = (sides[1] + sides[3]) / 2
-        guard min(width, height) >= options.minimumSize * shorter else { return false }
-        let ratio = min(width, height) / max(width, height)
-        guard ratio >= options.minimumAspectRatio, ratio <= options.maximumAspectRatio + 1e-9 else { return false }
-        for i in 0..<4 {
-            let a = c[(i + 3) % 4] - c[i], b = c[(i + 1) % 4] - c[i]
-            let cosine = (a.x * b.x + a.y * b.y) / max(a.length * b.length, 1e-12)
-            let angle = acos(max(-1, min(1, cosine))) * 180 / .pi
-            guard abs(angle - 90) <= options.quadratureTolerance else { return false }
-        }
-        return true
+        return min(width, height) >= options.minimumSize * shorter && DetectQuads.passesGeometry(c, options: options)
     }
 
     /// Planar RGB averaged over `factor` x `factor` blocks.

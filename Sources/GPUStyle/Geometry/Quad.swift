@@ -39,6 +39,9 @@ public struct Quad: Sendable, Equatable, CustomStringConvertible {
 
     public var corners: [Point] { [topLeft, topRight, bottomRight, bottomLeft] }
 
+    /// The mean of the four corners.
+    public var centre: Point { (topLeft + topRight + bottomRight + bottomLeft) * 0.25 }
+
     /// Corner i of `corners` (i in 0...3) without making the array: for loops that test
     /// thousands of quads (`area`, `contains`).
     @inline(__always)

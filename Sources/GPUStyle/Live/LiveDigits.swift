@@ -254,12 +254,12 @@ public final class LiveDigits {
             if let slot {
                 matched.insert(slot)
                 tracks[slot].note = carried
-                tracks[slot].text = Self.text(for: carried)
+                tracks[slot].text = DigitsReport.overlayText(carried)
                 tracks[slot].quad = quad
                 tracks[slot].confirmedAt = outcome.time
                 tracks[slot].readingIndex = outcome.index
             } else {
-                tracks.append(Track(id: nextID, note: carried, text: Self.text(for: carried), quad: quad, tracker: tracker,
+                tracks.append(Track(id: nextID, note: carried, text: DigitsReport.overlayText(carried), quad: quad, tracker: tracker,
                                     confirmedAt: outcome.time, readingIndex: outcome.index))
                 matched.insert(tracks.count - 1)
                 nextID += 1
@@ -277,12 +277,8 @@ public final class LiveDigits {
 
     /// The same note: each quad's centre lies inside the other.
     static func overlap(_ a: Quad, _ b: Quad) -> Bool {
-        func centre(_ q: Quad) -> Point { q.corners.reduce(Point(x: 0, y: 0), +) * 0.25 }
-        return a.contains(centre(b), tolerance: 0) && b.contains(centre(a), tolerance: 0)
+        a.contains(b.centre, tolerance: 0) && b.contains(a.centre, tolerance: 0)
     }
-
-    /// "7 98%", "?" or "blank" (`DigitsReport.overlayText`).
-    static func text(for note: NoteReading) -> String { DigitsReport.overlayText(note) }
 
     /// The frame's luma as a grey `Image`: all the trackers look at (the same for the frames the
     /// notes are tracked in and the frames they are carried from).
