@@ -91,6 +91,31 @@ final class DigitsCLITests: XCTestCase {
         XCTAssertEqual(found.first?["digit"] as? Int, 8)
     }
 
+    /// `--glyphs DIR`: what the classifier saw, one 28x28 PNG per note read, ink centred by
+    /// mass as MNIST's; a folder that is not there is a usage error.
+    func testGlyphsAreWrittenPerNote() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("digits-glyphs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: out) }
+        let photo = folder.appendingPathComponent("notes-example.jpg").path
+        let run = try TestProcess.gpustyle(["digits", "--device", "cpu", "--glyphs", out.path, photo])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        XCTAssertEqual(names, ["note-1.png", "note-2.png", "note-3.png", "note-4.png"])
+        for name in names {
+            let glyph = try ImageIO.read(path: out.appendingPathComponent(name).path)
+            XCTAssertEqual([glyph.width, glyph.height], [28, 28])
+            var mass: Float = 0, mx: Float = 0, my: Float = 0
+            for i in 0..<784 { mass += glyph.rgb[i]; mx += glyph.rgb[i] * Float(i % 28); my += glyph.rgb[i] * Float(i / 28) }
+            XCTAssertGreaterThan(mass, 20, name)
+            XCTAssertEqual(mx / mass, 14, accuracy: 1, name)
+            XCTAssertEqual(my / mass, 14, accuracy: 1, name)
+        }
+        let missing = try TestProcess.gpustyle(["digits", "--device", "cpu", "--glyphs", out.appendingPathComponent("none").path, photo])
+        XCTAssertEqual(missing.status, 2, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("--glyphs"), missing.stderr)
+    }
+
     func testBlankNotesAreBlank() throws {
         let expected = try truth("notes-blank")
         XCTAssertTrue(expected.allSatisfy(\.blank))
