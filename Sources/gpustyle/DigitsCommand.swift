@@ -40,6 +40,10 @@ struct DigitsCommand: ParsableCommand {
             help: "Read the note at these corners x1,y1,x2,y2,x3,y3,x4,y4 (top-left, top-right, bottom-right, bottom-left) instead of finding notes; repeatable; one photo only.")
     var quad: [String] = []
 
+    @Option(help: ArgumentHelp("The digit classifier: \(DigitClassifier.BuiltIn.allCases.map(\.rawValue).joined(separator: " or ")) (built in; \(DigitClassifier.BuiltIn.notes.rawValue), the default, is \(DigitClassifier.BuiltIn.mnist.rawValue) fine-tuned on photographed notes), or a .gpsm or ONNX file that takes a 28x28 glyph to ten scores.",
+                               valueName: "name-or-file"))
+    var model: String = DigitClassifier.BuiltIn.notes.rawValue
+
     @Option(help: "How to prepare a note's ink: mnist (bounding box into 20x20, centred by mass) or apple (the sample's: grey, contrast 32, inverted, the whole note).")
     var preprocess: String = DigitPreprocessing.Recipe.mnist.rawValue
 
@@ -98,14 +102,7 @@ struct DigitsCommand: ParsableCommand {
         let renderer = try overlay.map { _ in try TextRenderer() }
         let files = try inputs.flatMap(InputFiles.expand)
         let warper = try deviceOptions.choose("warp", name: \.name, ComputeChoice<PerspectiveWarper>.choose)
-        let classifier: DigitClassifier
-        do {
-            classifier = try DigitClassifier(backend: deviceOptions.backend(convolutions: []))
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw CommandFailure(message: "the digit classifier: \(error)")  // the binary's model: not the user's fault
-        }
+        let classifier = try DigitClassifierSetup.make(model: model, device: deviceOptions)
         let reader = NoteReader(detector: try deviceOptions.makeDetector(), warper: warper, classifier: classifier)
         let quads = try quad.map(RectifyCommand.parseQuad)
         var failures = BatchFailures()
@@ -145,5 +142,27 @@ struct DigitsCommand: ParsableCommand {
         }
         try failures.finish(total: files.count)
         if empty > 0 { throw ExitCode(1) }
+    }
+}
+
+/// The classifier of `digits`, `bench --digits` and `live --digits`: a built-in model by name or a
+/// user's file, on the device the options choose.
+enum DigitClassifierSetup {
+    static func make(model nameOrPath: String, device: DeviceChoiceOptions) throws -> DigitClassifier {
+        let builtIn = DigitClassifier.BuiltIn(rawValue: nameOrPath)
+        let model: ModelFile
+        do {
+            model = try builtIn.map { try ModelLibrary.builtin($0.modelName) } ?? ModelLibrary.load(path: nameOrPath)
+        } catch {
+            // A user's file is the user's error; a binary without its model is ours.
+            throw CommandFailure(message: builtIn != nil ? "the digit classifier: \(error)" : "\(error)", status: builtIn != nil ? 1 : 2)
+        }
+        let backend = try device.backend(convolutions: [])
+        do {
+            return try DigitClassifier(backend: backend, model: model)
+        } catch {
+            throw CommandFailure(message: "\(builtIn == nil ? PrintableText.escaping(nameOrPath) : model.metadata.name): \(error)",
+                                 status: builtIn != nil ? 1 : 2)
+        }
     }
 }

@@ -108,7 +108,7 @@ final class ClassifyCLITests: XCTestCase {
     func testMeanAndStdTakeOneValuePerInputChannel() throws {
         let folder = try temporaryFolder()
         let digits = folder.appendingPathComponent("digits.gpsm").path
-        try ModelLibrary.builtin(ModelLibrary.digitClassifier).serialized().write(to: URL(fileURLWithPath: digits))
+        try ModelLibrary.builtin(DigitClassifier.BuiltIn.mnist.modelName).serialized().write(to: URL(fileURLWithPath: digits))
         let output = folder.appendingPathComponent("out.gpsm").path
         let converted = try TestProcess.gpustyle(["convert-model", digits, output, "--mean", "0.5", "--std", "0.25"])
         XCTAssertEqual(converted.status, 0, converted.stderr)

@@ -2,26 +2,31 @@ import Foundation
 import XCTest
 @testable import GPUStyle
 
-/// The built-in digit classifier (digit-recognizer-py 0.1.0's MNIST CNN) against torch
-/// (tools/make_digits_fixtures.py): every logit within 1e-4 of torch's on 16 glyphs (evaluation
-/// digits, edited digits, blank, full and noise glyphs), on the CPU path and on Vulkan; and at
-/// least 99 % of the 1,000 held-out MNIST digits right on the CPU path.
+/// The built-in digit classifiers (digit-recognizer-py 0.1.0's MNIST CNN as shipped, and fine-tuned
+/// on notes) against torch (tools/make_digits_fixtures.py): every logit within 1e-4 of torch's on
+/// 16 glyphs (evaluation digits, edited digits, blank, full and noise glyphs), on the CPU path and
+/// on Vulkan; and at least 99 % of the 1,000 held-out MNIST digits right on the CPU path.
 enum DigitFixtures {
     struct Case {
         let name: String
         let kind: String
         let label: Int?
-        let prediction: Int
         let glyph: [Float]
-        let logits: [Float]
+        /// Torch's logits and answer, by built-in model.
+        let logits: [DigitClassifier.BuiltIn: [Float]]
+        let prediction: [DigitClassifier.BuiltIn: Int]
     }
 
     struct Evaluation {
         let glyphs: [[Float]]
         let labels: [Int]
-        let torchPredictions: [Int]
-        let torchMargins: [Float]
-        let torchCorrect: Int
+        struct Torch {
+            let predictions: [Int]
+            let margins: [Float]
+            let correct: Int
+        }
+        /// Torch's answers, by built-in model.
+        let torch: [DigitClassifier.BuiltIn: Torch]
     }
 
     static let folder = "digits"
@@ -35,9 +40,10 @@ enum DigitFixtures {
         let n = DigitClassifier.pixelCount
         return (json["cases"] as! [[String: Any]]).map { c in
             let row = c["row"] as! Int
+            let logits = c["logits"] as! [String: [Double]], prediction = c["prediction"] as! [String: Int]
             return Case(name: c["name"] as! String, kind: c["kind"] as! String, label: c["label"] as? Int,
-                        prediction: c["prediction"] as! Int, glyph: Array(glyphs[row * n..<(row + 1) * n]),
-                        logits: (c["logits"] as! [Double]).map { Float($0) })
+                        glyph: Array(glyphs[row * n..<(row + 1) * n]),
+                        logits: byModel(logits).mapValues { $0.map { Float($0) } }, prediction: byModel(prediction))
         }
     }
 
@@ -57,9 +63,22 @@ enum DigitFixtures {
             }
             return glyph
         }
-        return Evaluation(glyphs: glyphs, labels: labels, torchPredictions: json["torch_predictions"] as! [Int],
-                          torchMargins: (json["torch_margins"] as! [Double]).map { Float($0) },
-                          torchCorrect: json["torch_correct"] as! Int)
+        let torch = byModel(json["torch"] as! [String: [String: Any]]).mapValues { t in
+            Evaluation.Torch(predictions: t["predictions"] as! [Int], margins: (t["margins"] as! [Double]).map { Float($0) },
+                             correct: t["correct"] as! Int)
+        }
+        return Evaluation(glyphs: glyphs, labels: labels, torch: torch)
+    }
+
+    /// A fixture's {"mnist": ..., "notes": ...} object, keyed by model; every built-in model present.
+    static func byModel<T>(_ values: [String: T]) -> [DigitClassifier.BuiltIn: T] {
+        let keyed = Dictionary(uniqueKeysWithValues: values.compactMap { key, value in DigitClassifier.BuiltIn(rawValue: key).map { ($0, value) } })
+        XCTAssertEqual(Set(keyed.keys), Set(DigitClassifier.BuiltIn.allCases), "every built-in model in the fixtures")
+        return keyed
+    }
+
+    static func classifier(_ model: DigitClassifier.BuiltIn, backend: NetworkBackend) throws -> DigitClassifier {
+        try DigitClassifier(backend: backend, model: ModelLibrary.builtin(model.modelName))
     }
 
     static func argmax(_ values: [Float]) -> Int {
@@ -69,7 +88,8 @@ enum DigitFixtures {
     /// Runs every parity glyph through `classifier`; fails on any logit further than the
     /// tolerance from torch's, and returns the largest difference.
     @discardableResult
-    static func check(_ classifier: DigitClassifier, file: StaticString = #filePath, line: UInt = #line) throws -> Float {
+    static func check(_ classifier: DigitClassifier, as model: DigitClassifier.BuiltIn,
+                      file: StaticString = #filePath, line: UInt = #line) throws -> Float {
         let cases = try cases()
         XCTAssertGreaterThanOrEqual(cases.count, 12, "the parity bar is set on at least 12 glyphs", file: file, line: line)
         XCTAssertEqual(Set(cases.map(\.kind)).count, 9, "evaluation digits and every kind of hard glyph", file: file, line: line)
@@ -77,10 +97,10 @@ enum DigitFixtures {
         for c in cases {
             let logits = try classifier.logits(c.glyph)
             XCTAssertEqual(logits.count, 10, c.name, file: file, line: line)
-            let difference = zip(logits, c.logits).map { abs($0 - $1) }.max()!
+            let difference = zip(logits, c.logits[model]!).map { abs($0 - $1) }.max()!
             worst = max(worst, difference.isNaN ? .infinity : difference)
-            XCTAssertLessThanOrEqual(difference, logitTolerance, "\(c.name): logits differ by \(difference)", file: file, line: line)
-            XCTAssertEqual(argmax(logits), c.prediction, c.name, file: file, line: line)
+            XCTAssertLessThanOrEqual(difference, logitTolerance, "\(model) \(c.name): logits differ by \(difference)", file: file, line: line)
+            XCTAssertEqual(argmax(logits), c.prediction[model], "\(model) \(c.name)", file: file, line: line)
         }
         return worst
     }
@@ -88,29 +108,36 @@ enum DigitFixtures {
 
 final class DigitClassifierCPUTests: XCTestCase {
     func testLogitsMatchTorch() throws {
-        let worst = try DigitFixtures.check(DigitClassifier(backend: CPUBackend(weights: [])))
-        print("digits parity, cpu: largest logit difference \(worst)")
+        for model in DigitClassifier.BuiltIn.allCases {
+            let worst = try DigitFixtures.check(DigitFixtures.classifier(model, backend: CPUBackend(weights: [])), as: model)
+            print("digits parity, cpu, \(model): largest logit difference \(worst)")
+        }
     }
 
     func testHeldOutAccuracy() throws {
-        let classifier = try DigitClassifier(backend: CPUBackend(weights: []))
+        for model in DigitClassifier.BuiltIn.allCases { try checkHeldOutAccuracy(model) }
+    }
+
+    func checkHeldOutAccuracy(_ model: DigitClassifier.BuiltIn) throws {
+        let classifier = try DigitFixtures.classifier(model, backend: CPUBackend(weights: []))
         let evaluation = try DigitFixtures.evaluation()
+        let torch = try XCTUnwrap(evaluation.torch[model])
         XCTAssertEqual(evaluation.glyphs.count, 1000)
         XCTAssertEqual(Set(evaluation.labels), Set(0..<10))
         var correct = 0, agreeing = 0, close = 0
         for (i, glyph) in evaluation.glyphs.enumerated() {
             let prediction = DigitFixtures.argmax(try classifier.logits(glyph))
             if prediction == evaluation.labels[i] { correct += 1 }
-            if prediction == evaluation.torchPredictions[i] {
+            if prediction == torch.predictions[i] {
                 agreeing += 1
-            } else if evaluation.torchMargins[i] <= 2 * DigitFixtures.logitTolerance {
+            } else if torch.margins[i] <= 2 * DigitFixtures.logitTolerance {
                 close += 1  // a near tie in torch's logits may break either way within the tolerance
             }
         }
-        print("digits accuracy, cpu: \(correct) of \(evaluation.glyphs.count) held-out MNIST digits right "
-              + "(torch: \(evaluation.torchCorrect)); same answer as torch on \(agreeing)")
-        XCTAssertGreaterThanOrEqual(correct, 990, "at least 99 % of the held-out digits")
-        XCTAssertEqual(agreeing + close, evaluation.glyphs.count, "the same answer as torch wherever torch is not tied")
+        print("digits accuracy, cpu, \(model): \(correct) of \(evaluation.glyphs.count) held-out MNIST digits right "
+              + "(torch: \(torch.correct)); same answer as torch on \(agreeing)")
+        XCTAssertGreaterThanOrEqual(correct, 990, "\(model): at least 99 % of the held-out digits")
+        XCTAssertEqual(agreeing + close, evaluation.glyphs.count, "\(model): the same answer as torch wherever torch is not tied")
     }
 
     /// The PNG holds the digits as 8-bit values: the glyphs come back as k / 255.
@@ -126,11 +153,11 @@ final class DigitClassifierCPUTests: XCTestCase {
     /// The parity bar is not loose: a classifier that normalises its input a little differently
     /// misses it by far.
     func testParityCheckNoticesASmallNormalisationChange() throws {
-        var model = try ModelLibrary.builtin(ModelLibrary.digitClassifier)
+        var model = try ModelLibrary.builtin(DigitClassifier.BuiltIn.notes.modelName)
         model.metadata.mean = [0.1307 + 0.01]
         let classifier = try DigitClassifier(backend: CPUBackend(weights: []), model: model)
         let glyph = try XCTUnwrap(DigitFixtures.cases().first { $0.kind == "evaluation" })
-        let difference = zip(try classifier.logits(glyph.glyph), glyph.logits).map { abs($0 - $1) }.max()!
+        let difference = zip(try classifier.logits(glyph.glyph), glyph.logits[.notes]!).map { abs($0 - $1) }.max()!
         XCTAssertGreaterThan(difference, 100 * DigitFixtures.logitTolerance)
     }
 
@@ -141,7 +168,7 @@ final class DigitClassifierCPUTests: XCTestCase {
             let probabilities = try classifier.probabilities(c.glyph)
             XCTAssertEqual(Double(probabilities.reduce(0, +)), 1, accuracy: 1e-5, c.name)
             XCTAssertEqual(DigitFixtures.argmax(probabilities), DigitFixtures.argmax(logits), c.name)
-            let expected = ClassifyFixtures.softmax(c.logits)
+            let expected = ClassifyFixtures.softmax(c.logits[.notes]!)
             for (p, e) in zip(probabilities, expected) { XCTAssertEqual(p, e, accuracy: 1e-5, c.name) }
         }
     }
@@ -156,10 +183,17 @@ final class DigitClassifierCPUTests: XCTestCase {
         XCTAssertEqual(DigitClassifier.softmax([3, 3]), [0.5, 0.5])
     }
 
-    func testBuiltinModelDescribesItself() throws {
-        let classifier = try DigitClassifier(backend: CPUBackend(weights: []))
+    /// The default is the fine-tuned model; both built-in models have the same shape.
+    func testBuiltinModelsDescribeThemselves() throws {
+        XCTAssertEqual(try DigitClassifier(backend: CPUBackend(weights: [])).model.metadata.name,
+                       "MNIST CNN fine-tuned on notes (digit-recognizer-py 0.1.0, tools/train_digits_model.py)")
+        for builtIn in DigitClassifier.BuiltIn.allCases { try checkDescription(builtIn) }
+    }
+
+    func checkDescription(_ builtIn: DigitClassifier.BuiltIn) throws {
+        let classifier = try DigitFixtures.classifier(builtIn, backend: CPUBackend(weights: []))
         let model = classifier.model
-        XCTAssertEqual(model.metadata.name, "MNIST CNN (digit-recognizer-py 0.1.0)")
+        XCTAssertTrue(model.metadata.name.hasPrefix("MNIST CNN"), model.metadata.name)
         XCTAssertEqual(model.metadata.input, .init(channels: 1, height: 28, width: 28))
         XCTAssertEqual(classifier.labels, (0..<10).map(String.init))
         XCTAssertEqual(model.metadata.mean, [0.1307])
@@ -177,12 +211,12 @@ final class DigitClassifierCPUTests: XCTestCase {
         XCTAssertThrowsError(try DigitClassifier(backend: backend, model: mobilenet)) { error in
             XCTAssertTrue("\(error)".contains("takes 3x224x224, not the 1x28x28 glyph"), "\(error)")
         }
-        var threeValues = try ModelLibrary.builtin(ModelLibrary.digitClassifier)
+        var threeValues = try ModelLibrary.builtin(DigitClassifier.BuiltIn.mnist.modelName)
         threeValues.metadata.mean = [0.485, 0.456, 0.406]
         XCTAssertThrowsError(try DigitClassifier(backend: backend, model: threeValues)) { error in
             XCTAssertTrue("\(error)".contains("mean has 3 values"), "\(error)")
         }
-        var labels = try ModelLibrary.builtin(ModelLibrary.digitClassifier)
+        var labels = try ModelLibrary.builtin(DigitClassifier.BuiltIn.mnist.modelName)
         labels.metadata.labels = ["a", "b"]
         XCTAssertThrowsError(try DigitClassifier(backend: backend, model: labels))
     }
@@ -190,7 +224,9 @@ final class DigitClassifierCPUTests: XCTestCase {
 
 final class DigitClassifierVulkanTests: VulkanTestCase {
     func testLogitsMatchTorch() throws {
-        let worst = try DigitFixtures.check(DigitClassifier(backend: VulkanBackend(context: context, weights: [])))
-        print("digits parity, vulkan: largest logit difference \(worst)")
+        for model in DigitClassifier.BuiltIn.allCases {
+            let worst = try DigitFixtures.check(DigitFixtures.classifier(model, backend: VulkanBackend(context: context, weights: [])), as: model)
+            print("digits parity, vulkan, \(model): largest logit difference \(worst)")
+        }
     }
 }

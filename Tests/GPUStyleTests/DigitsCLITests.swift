@@ -62,6 +62,27 @@ final class DigitsCLITests: XCTestCase {
         }
     }
 
+    /// --model: both built-in models read the example's four digits; a model file is read as the
+    /// built-in model it was written from (the same JSON, byte for byte).
+    func testModelChoice() throws {
+        let photo = folder.appendingPathComponent("notes-example.jpg").path
+        var outputs: [String: Data] = [:]
+        for model in DigitClassifier.BuiltIn.allCases.map(\.rawValue) {
+            let run = try TestProcess.gpustyle(["digits", "--json", "--device", "cpu", "--model", model, photo])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let digits = try notes(run.stdout).compactMap { $0["digit"] as? Int }
+            XCTAssertEqual(digits.sorted(), [4, 6, 8, 9], model)
+            outputs[model] = run.stdout
+        }
+        XCTAssertNotEqual(outputs["notes"], outputs["mnist"], "two models, two sets of confidences")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("digits-\(UUID().uuidString).gpsm")
+        addTeardownBlock { try? FileManager.default.removeItem(at: file) }
+        try ModelLibrary.builtin(DigitClassifier.BuiltIn.mnist.modelName).serialized().write(to: file)
+        let run = try TestProcess.gpustyle(["digits", "--json", "--device", "cpu", "--model", file.path, photo])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, outputs["mnist"])
+    }
+
     private func match(_ note: [String: Any], _ truth: [TruthNote]) -> Bool {
         truth.contains { match($0, in: [note]) != nil }
     }
@@ -151,6 +172,8 @@ final class DigitsCLITests: XCTestCase {
             (["--preprocess", "fancy", example], "--preprocess"),
             (["--overlay", "-", example], "--overlay"),
             (["--quad=0,0,10,0,10,10,0,10", example, example], "--quad"),
+            (["--model", "/nonexistent/digits.gpsm", example], "/nonexistent/digits.gpsm"),
+            (["--model", garbage.path, example], garbage.lastPathComponent),
         ]
         for (arguments, named) in cases {
             let run = try TestProcess.gpustyle(["digits", "--device", "cpu"] + arguments)

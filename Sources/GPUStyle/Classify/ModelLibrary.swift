@@ -6,8 +6,6 @@ import Foundation
 public enum ModelLibrary {
     /// The built-in scene classifier: MobileNetV2, ImageNet-1k (torchvision's weights).
     public static let defaultClassifier = "mobilenet_v2"
-    /// The built-in digit classifier: digit-recognizer-py 0.1.0's MNIST CNN (`DigitClassifier`).
-    public static let digitClassifier = "mnist_cnn"
 
     public struct LoadError: Error, CustomStringConvertible {
         public let description: String

