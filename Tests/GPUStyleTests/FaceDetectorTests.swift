@@ -39,6 +39,7 @@ enum FaceFixtures {
         options.minimumConfidence = fixtures.threshold
         options.overlapThreshold = fixtures.overlap
         options.smallestPassSide = 0
+        options.enlargement = 1
         var count = 0, worstOverlap = 1.0, worstPoint = 0.0
         for photo in fixtures.photos {
             let image = try ImageIO.read(path: root.appendingPathComponent(photo.file).path)
@@ -81,13 +82,36 @@ final class FaceDetectorCPUTests: XCTestCase {
         let photo = try ImageIO.read(path: FaceFixtures.root.appendingPathComponent("00-astronaut.jpg").path)
         let reference = try XCTUnwrap(try detector.detect(photo).first)
         let large = upscaled(photo, by: 4)
-        let faces = try detector.detect(large)
+        var options = FaceDetector.Options()
+        options.enlargement = 1
+        let faces = try detector.detect(large, options: options)
         XCTAssertEqual(faces.count, 1, "\(faces)")
         let face = try XCTUnwrap(faces.first)
         let expected = Face(x: reference.x * 4, y: reference.y * 4, width: reference.width * 4, height: reference.height * 4,
                             confidence: reference.confidence, landmarks: reference.landmarks.map { $0 * 4 })
         XCTAssertGreaterThan(face.overlap(expected), 0.85, "\(face) against \(expected)")
         for (a, b) in zip(face.landmarks, expected.landmarks) { XCTAssertLessThan(a.distance(to: b), 0.05 * face.width) }
+    }
+
+    /// The astronaut's face at about 18 px (the photo at 90 x 90), where the pass at the photo's
+    /// own size does not find it,
+    /// is found by the pass on the photo enlarged twice and mapped back.
+    func testSmallFacesAreFoundInTheEnlargedPass() throws {
+        let detector = try FaceDetector(backend: CPUBackend(weights: []))
+        let photo = try ImageIO.read(path: FaceFixtures.root.appendingPathComponent("00-astronaut.jpg").path)
+        let reference = try XCTUnwrap(try detector.detect(photo).first)
+        let small = photo.resized(width: 90, height: 90)
+        let k = 90.0 / 512
+        var native = FaceDetector.Options()
+        native.enlargement = 1
+        XCTAssertEqual(try detector.detect(small, options: native).count, 0, "not found at its own size")
+        let faces = try detector.detect(small)
+        XCTAssertEqual(faces.count, 1, "\(faces)")
+        let face = try XCTUnwrap(faces.first)
+        let expected = Face(x: reference.x * k, y: reference.y * k, width: reference.width * k, height: reference.height * k,
+                            confidence: reference.confidence, landmarks: reference.landmarks.map { $0 * k })
+        XCTAssertGreaterThan(face.overlap(expected), 0.6, "\(face) against \(expected)")
+        XCTAssertLessThan(face[.nose].distance(to: expected[.nose]), 2)
     }
 
     /// The anchors of each level decode where RetinaFace puts them: a face logit at level 2's

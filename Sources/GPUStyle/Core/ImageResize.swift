@@ -39,6 +39,37 @@ extension Image {
     }
 }
 
+extension Image {
+    /// A copy resized to `newWidth` x `newHeight` by `AntialiasedResize` (bilinear with
+    /// half-pixel centres when enlarging, a widened triangle when shrinking); alpha dropped.
+    public func resized(width newWidth: Int, height newHeight: Int) -> Image {
+        precondition(width > 0 && height > 0 && newWidth > 0 && newHeight > 0, "empty image")
+        let columns = AntialiasedResize.weights(input: width, output: newWidth)
+        let rows = AntialiasedResize.weights(input: height, output: newHeight)
+        var out = [Float](repeating: 0, count: 3 * newWidth * newHeight)
+        var row = [Float](repeating: 0, count: width)
+        for c in 0..<3 {
+            for y in 0..<newHeight {
+                let taps = rows[y]
+                for x in 0..<width { row[x] = 0 }
+                for (k, weight) in taps.weights.enumerated() {
+                    let source = c * pixelCount + (taps.first + k) * width
+                    let w = Float(weight)
+                    for x in 0..<width { row[x] += w * rgb[source + x] }
+                }
+                let target = c * newWidth * newHeight + y * newWidth
+                for x in 0..<newWidth {
+                    let taps = columns[x]
+                    var value: Float = 0
+                    for (k, weight) in taps.weights.enumerated() { value += Float(weight) * row[taps.first + k] }
+                    out[target + x] = value
+                }
+            }
+        }
+        return Image(width: newWidth, height: newHeight, rgb: out)
+    }
+}
+
 /// The taps of a separable antialiased bilinear resize (a triangle filter widened by the
 /// downscaling factor, like Pillow's BILINEAR and `torch.nn.functional.interpolate(mode:
 /// "bilinear", antialias: true)`; plain bilinear with half-pixel centres when enlarging).

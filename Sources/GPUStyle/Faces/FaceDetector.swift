@@ -26,6 +26,15 @@ public final class FaceDetector {
         /// side is at least this many pixels (0: one pass). 320 px: a copy that small already
         /// holds a whole-image face within the largest anchors (512 px).
         public var smallestPassSide: Int = 320
+        /// A pass on the photo enlarged this many times first (1: none), for faces of 20-40 px,
+        /// which RetinaFace MobileNet-0.25 mostly misses at their own size; only while the
+        /// enlarged photo's longer side stays within `largestPassSide`.
+        public var enlargement: Int = 2
+        /// Of the enlarged pass, only faces up to this side (photo pixels) are kept: larger ones
+        /// are the passes at the photo's size to find. On the development scenes (seed 1901)
+        /// the enlarged pass raised recall at 20-40 px from 14 to 71 % and at 40-80 px from 68 to
+        /// 100 %, but also found a dog's face (200 px) and a tower window (110 px).
+        public var enlargedLargestFace: Double = 80
         /// The first pass sees the photo scaled down to at most this longer side. 4096 px keeps a
         /// pass within a few hundred megabytes of activations (the first layer holds 8 channels
         /// at half resolution: 75 MB at 4096 x 2304).
@@ -74,7 +83,15 @@ public final class FaceDetector {
     /// Every face in `image`, most confident first.
     public func detect(_ image: Image, options: Options = Options()) throws -> [Face] {
         var faces: [Face] = []
-        var side = min(max(image.width, image.height), options.largestPassSide)
+        let longest = max(image.width, image.height)
+        if options.enlargement > 1, longest * options.enlargement <= options.largestPassSide {
+            let k = options.enlargement
+            let copy = image.resized(width: image.width * k, height: image.height * k)
+            faces += try candidates(copy, threshold: options.minimumConfidence)
+                .map { $0.scaled(x: 1 / Double(k), y: 1 / Double(k)) }
+                .filter { max($0.width, $0.height) <= options.enlargedLargestFace }
+        }
+        var side = min(longest, options.largestPassSide)
         repeat {
             let copy = image.downscaled(toFit: side)
             let scaleX = Double(image.width) / Double(copy.width), scaleY = Double(image.height) / Double(copy.height)
