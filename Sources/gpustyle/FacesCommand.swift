@@ -84,6 +84,12 @@ struct FacesCommand: ParsableCommand {
         } catch {
             throw CommandFailure(message: "the face detector: \(error)", status: 1)  // the binary's model: not the user's fault
         }
+        let landmarker: FaceLandmarker?
+        do {
+            landmarker = json || overlay != nil ? try FaceLandmarker(backend: backend) : nil
+        } catch {
+            throw CommandFailure(message: "the face landmark model: \(error)", status: 1)
+        }
         var failures = BatchFailures()
         var empty = 0
         for file in files {
@@ -91,13 +97,20 @@ struct FacesCommand: ParsableCommand {
                 let image = try ImageIO.read(path: file, limits: inputOptions.limits)
                 let start = MonotonicClock.seconds()
                 let faces = try detector.detect(image, options: options)
+                // Regions only where the landmark model, too, sees a face in the crop.
+                let meshes = try landmarker.map { model in
+                    try faces.map { face -> FaceMesh? in
+                        let mesh = try model.mesh(of: face, in: image)
+                        return mesh.confidence >= FaceLandmarker.minimumFaceProbability ? mesh : nil
+                    }
+                } ?? []
                 if deviceOptions.verbose {
                     printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
                 }
-                try StandardOutput.print(json ? FacesReport.json(faces, file: file, width: image.width, height: image.height)
+                try StandardOutput.print(json ? FacesReport.json(faces, meshes: meshes, file: file, width: image.width, height: image.height)
                                               : FacesReport.text(faces, file: file, showFile: files.count > 1, landmarks: landmarks))
                 if let overlay, let renderer {
-                    try ImageIO.writePNG(FacesReport.overlay(faces, on: image, renderer: renderer), to: overlay)
+                    try ImageIO.writePNG(FacesReport.overlay(faces, meshes: meshes, on: image, renderer: renderer), to: overlay)
                 }
                 if faces.isEmpty {
                     empty += 1

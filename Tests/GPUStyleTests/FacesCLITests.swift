@@ -35,6 +35,15 @@ final class FacesCLITests: XCTestCase {
             XCTAssertEqual(nbox[1], 1 - (box[1] + box[3]) / 512, accuracy: 1e-9)
             let nose = try XCTUnwrap((normalized["points5"] as? [String: [Double]])?["nose"])
             XCTAssertEqual(nose[1], 1 - points["nose"]![1] / 512, accuracy: 1e-9)
+            // Vision's regions from the face mesh, in pixels and normalized.
+            let regions = try XCTUnwrap(faces[0]["regions"] as? [String: [[Double]]])
+            XCTAssertEqual(Set(regions.keys), Set(FaceRegion.allCases.map(\.rawValue)))
+            XCTAssertEqual(regions["leftEye"]?.count, 16)
+            XCTAssertEqual(regions["leftPupil"]?.count, 1)
+            let pupil = try XCTUnwrap(regions["leftPupil"]?.first)
+            XCTAssertLessThan(hypot(pupil[0] - points["leftEye"]![0], pupil[1] - points["leftEye"]![1]), 8)
+            let nregions = try XCTUnwrap(normalized["regions"] as? [String: [[Double]]])
+            XCTAssertEqual(nregions["outerLips"]?.first?[0] ?? 0, (regions["outerLips"]?.first?[0] ?? 1) / 512, accuracy: 1e-9)
         }
     }
 

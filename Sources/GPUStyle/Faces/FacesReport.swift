@@ -32,21 +32,35 @@ public enum FacesReport {
     /// Pixels with the origin at the top-left (as `detect`); "normalized" is Vision's convention:
     /// fractions of the width and height with the origin at the bottom-left (the box's y is its
     /// bottom edge).
-    public static func json(_ faces: [Face], file: String, width: Int, height: Int) -> String {
+    public static func json(_ faces: [Face], meshes: [FaceMesh?], file: String, width: Int, height: Int) -> String {
+        precondition(meshes.isEmpty || meshes.count == faces.count, "one mesh (or nil) per face")
         let w = Double(width), h = Double(height)
-        let items: [[String: Any]] = faces.map { face in
+        let items: [[String: Any]] = faces.enumerated().map { index, face in
             func points(_ map: (Point) -> [Double]) -> [String: [Double]] {
                 Dictionary(uniqueKeysWithValues: Face.Landmark.allCases.map { ($0.name, map(face[$0])) })
             }
-            return [
+            var normalized: [String: Any] = [
+                "box": [face.x / w, 1 - (face.y + face.height) / h, face.width / w, face.height / h],
+                "points5": points { [$0.x / w, 1 - $0.y / h] },
+            ]
+            var item: [String: Any] = [
                 "box": [face.x, face.y, face.width, face.height],
                 "confidence": Double(face.confidence),
                 "points5": points { [$0.x, $0.y] },
-                "normalized": [
-                    "box": [face.x / w, 1 - (face.y + face.height) / h, face.width / w, face.height / h],
-                    "points5": points { [$0.x / w, 1 - $0.y / h] },
-                ] as [String: Any],
             ]
+            if !meshes.isEmpty {
+                if let mesh = meshes[index] {
+                    func regions(_ map: (Point) -> [Double]) -> [String: [[Double]]] {
+                        Dictionary(uniqueKeysWithValues: FaceRegion.allCases.map { ($0.rawValue, mesh.points(of: $0).map(map)) })
+                    }
+                    item["regions"] = regions { [$0.x, $0.y] }
+                    normalized["regions"] = regions { [$0.x / w, 1 - $0.y / h] }
+                } else {
+                    item["regions"] = NSNull()  // the landmark model did not see a face in the crop
+                }
+            }
+            item["normalized"] = normalized
+            return item
         }
         let object: [String: Any] = ["file": file, "width": width, "height": height, "faces": items]
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
@@ -54,11 +68,16 @@ public enum FacesReport {
     }
 
     /// The photo with each face's box, its five points and its confidence drawn.
-    public static func overlay(_ faces: [Face], on image: Image, renderer: TextRenderer) throws -> Image {
+    public static func overlay(_ faces: [Face], meshes: [FaceMesh?] = [], on image: Image, renderer: TextRenderer) throws -> Image {
         let thickness = max(2, Double(min(image.width, image.height)) / 300)
         var out = QuadOverlay.draw(faces.map(quad), on: image, thickness: thickness)
         let radius = max(2, Int(thickness.rounded()))
         let style = LabelStyle.scaled(toHeight: image.height)
+        for mesh in meshes.compactMap({ $0 }) {
+            for region in FaceRegion.allCases where region.isClosed {
+                polyline(mesh.points(of: region), closed: true, on: &out)
+            }
+        }
         for face in faces {
             for point in face.landmarks { dot(at: point, radius: radius, on: &out) }
             let bitmap = try renderer.render(String(format: "%.0f%%", face.confidence * 100), pixelSize: style.pixelSize)
@@ -66,6 +85,26 @@ public enum FacesReport {
             LabelDrawing.draw(bitmap, on: &out, x: Int(face.x.rounded()), y: Int(face.y.rounded()) - labelHeight - 2, style: style)
         }
         return out
+    }
+
+    /// A one-pixel line through `points` in yellow (joined back to the first when `closed`).
+    static func polyline(_ points: [Point], closed: Bool, on image: inout Image) {
+        guard points.count >= 2 else { return }
+        let plane = image.pixelCount
+        let segments = closed ? points.count : points.count - 1
+        for i in 0..<segments {
+            let a = points[i], b = points[(i + 1) % points.count]
+            let steps = Int(a.distance(to: b) * 2) + 1
+            for s in 0...steps {
+                let p = a + (b - a) * (Double(s) / Double(steps))
+                let x = Int(p.x.rounded(.down)), y = Int(p.y.rounded(.down))
+                guard x >= 0, y >= 0, x < image.width, y < image.height else { continue }
+                let i = y * image.width + x
+                image.rgb[i] = 1
+                image.rgb[plane + i] = 0.85
+                image.rgb[2 * plane + i] = 0.1
+            }
+        }
     }
 
     /// A filled disc, white with a dark rim, so a point shows on light and dark skin alike.
