@@ -19,6 +19,7 @@ struct FacesCommand: ParsableCommand {
         Examples:
           gpustyle faces photo.jpg
           gpustyle faces --json --overlay boxes.png photo.jpg
+          gpustyle faces --mask leftEye=examples/masks/eye.png --mask rightEye=examples/masks/eye.png --output masked.png photo.jpg
         """
     )
 
@@ -39,6 +40,13 @@ struct FacesCommand: ParsableCommand {
 
     @Option(help: "Also write the photo with each face's box, landmarks and confidence drawn to this PNG (one photo only).")
     var overlay: String?
+
+    @Option(help: ArgumentHelp("Place this image (PNG or JPEG; its alpha respected) over this region of every face, centred on it, stretched to its extent and turned with the eyes; repeatable. Regions: \(FaceRegion.allCases.map(\.rawValue).joined(separator: ", ")). Needs --output.",
+                               valueName: "region=image"))
+    var mask: [String] = []
+
+    @Option(help: "Write the photo with the --mask images placed to this PNG (one photo only).")
+    var output: String?
 
     @OptionGroup var deviceOptions: DeviceChoiceOptions
 
@@ -68,13 +76,34 @@ struct FacesCommand: ParsableCommand {
         if let overlay, overlay.isEmpty || overlay == "-" {
             throw ValidationError("--overlay needs a file name (stdout holds the faces)")
         }
-        if overlay != nil && (inputs.count != 1 || FileManager.default.isDirectory(inputs[0])) {
-            throw ValidationError("--overlay needs exactly one photo")
+        if (overlay != nil || output != nil) && (inputs.count != 1 || FileManager.default.isDirectory(inputs[0])) {
+            throw ValidationError("\(overlay != nil ? "--overlay" : "--output") needs exactly one photo")
+        }
+        if !mask.isEmpty && output == nil { throw ValidationError("--mask needs --output (the masked photo)") }
+        if output != nil && mask.isEmpty { throw ValidationError("--output writes the photo with --mask images placed: give at least one --mask") }
+        if let output, output.isEmpty || output == "-" { throw ValidationError("--output needs a file name (stdout holds the faces)") }
+        _ = try maskFiles()
+    }
+
+    /// The --mask arguments: region and image file, each region once.
+    func maskFiles() throws -> [(FaceRegion, String)] {
+        var seen = Set<FaceRegion>()
+        return try mask.map { argument in
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let region = FaceRegion(rawValue: parts[0]), !parts[1].isEmpty else {
+                throw ValidationError("--mask \(argument): give REGION=IMAGE with a region of "
+                                      + FaceRegion.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            guard seen.insert(region).inserted else { throw ValidationError("--mask: \(region.rawValue) is given twice") }
+            return (region, parts[1])
         }
     }
 
     func run() throws {
         if let overlay { try OutputPath(overlay).check() }
+        if let output { try OutputPath(output).check() }
+        var masks: [FaceRegion: Image] = [:]
+        for (region, file) in try maskFiles() { masks[region] = try ImageIO.read(path: file, limits: inputOptions.limits) }
         let renderer = try overlay.map { _ in try TextRenderer() }
         let files = try inputs.flatMap(InputFiles.expand)
         let backend = try deviceOptions.backend(convolutions: [])
@@ -86,7 +115,7 @@ struct FacesCommand: ParsableCommand {
         }
         let landmarker: FaceLandmarker?
         do {
-            landmarker = json || overlay != nil ? try FaceLandmarker(backend: backend) : nil
+            landmarker = json || overlay != nil || !masks.isEmpty ? try FaceLandmarker(backend: backend) : nil
         } catch {
             throw CommandFailure(message: "the face landmark model: \(error)", status: 1)
         }
@@ -109,6 +138,9 @@ struct FacesCommand: ParsableCommand {
                 }
                 try StandardOutput.print(json ? FacesReport.json(faces, meshes: meshes, file: file, width: image.width, height: image.height)
                                               : FacesReport.text(faces, file: file, showFile: files.count > 1, landmarks: landmarks))
+                if let output {
+                    try ImageIO.writePNG(FaceMasking.apply(masks, meshes: meshes, on: image), to: output)
+                }
                 if let overlay, let renderer {
                     try ImageIO.writePNG(FacesReport.overlay(faces, meshes: meshes, on: image, renderer: renderer), to: overlay)
                 }

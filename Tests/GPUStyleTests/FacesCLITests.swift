@@ -60,6 +60,40 @@ final class FacesCLITests: XCTestCase {
         XCTAssertLessThan(changed, original.rgb.count / 10, "only boxes, points and labels")
     }
 
+    /// The bundled masks (examples/masks, tools/make_face_masks.py), from the source tree.
+    static var masks: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/masks")
+    }
+
+    /// --mask places the bundled images: the masked photo differs from the photo only around
+    /// the faces, and is written whole.
+    func testMasksAreWritten() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("masked-\(UUID().uuidString).png")
+        addTeardownBlock { try? FileManager.default.removeItem(at: out) }
+        let photo = folder.appendingPathComponent("11-moon-faces.jpg").path
+        let masks = FacesCLITests.masks
+        let run = try TestProcess.gpustyle(["faces", "--device", "cpu", "--json", "--output", out.path,
+                                            "--mask", "leftEye=\(masks.appendingPathComponent("eye.png").path)",
+                                            "--mask=outerLips=\(masks.appendingPathComponent("lips.png").path)", photo])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let faces = try XCTUnwrap((try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])?["faces"] as? [[String: Any]])
+        let original = try ImageIO.read(path: photo), masked = try ImageIO.read(path: out.path)
+        XCTAssertEqual([masked.width, masked.height], [original.width, original.height])
+        var changed = 0, outside = 0
+        for p in 0..<original.pixelCount where (0..<3).contains(where: { abs(original.rgb[$0 * original.pixelCount + p] - masked.rgb[$0 * original.pixelCount + p]) > 0.01 }) {
+            changed += 1
+            let x = Double(p % original.width), y = Double(p / original.width)
+            let inside = faces.contains { f in
+                let b = f["box"] as! [Double]
+                return x >= b[0] - 0.2 * b[2] && x <= b[0] + 1.2 * b[2] && y >= b[1] - 0.2 * b[3] && y <= b[1] + 1.2 * b[3]
+            }
+            if !inside { outside += 1 }
+        }
+        XCTAssertGreaterThan(changed, 500)
+        XCTAssertEqual(outside, 0, "masks only on faces")
+    }
+
     func testNoFaceIsExitOne() throws {
         // Sticky notes on a desk (16-brick-faces.jpg is no good here: the enlarged pass finds the
         // 20-px face pasted there, which the package's single pass misses).
@@ -79,6 +113,7 @@ final class FacesCLITests: XCTestCase {
         try Data("not a picture".utf8).write(to: garbage)
         addTeardownBlock { try? FileManager.default.removeItem(at: garbage) }
         let photo = folder.appendingPathComponent("00-astronaut.jpg").path
+        let eye = FacesCLITests.masks.appendingPathComponent("eye.png").path
         let cases: [([String], String)] = [
             ([garbage.path], garbage.lastPathComponent),
             (["/nonexistent/face.jpg"], "/nonexistent/face.jpg"),
@@ -86,6 +121,11 @@ final class FacesCLITests: XCTestCase {
             (["--overlap-threshold", "-1", photo], "--overlap-threshold"),
             (["--overlay", "-", photo], "--overlay"),
             (["--overlay", "/tmp/x.png", photo, photo], "--overlay"),
+            (["--mask", "leftEye=\(eye)", photo], "--mask"),
+            (["--mask", "nose=\(eye)", "--output", "/tmp/x.png", photo], "--mask"),
+            (["--mask", "leftEye", "--output", "/tmp/x.png", photo], "--mask"),
+            (["--mask", "leftEye=/nonexistent/eye.png", "--output", "/tmp/x.png", photo], "/nonexistent/eye.png"),
+            (["--output", "/tmp/x.png", photo], "--output"),
         ]
         for (arguments, named) in cases {
             let run = try TestProcess.gpustyle(["faces", "--device", "cpu"] + arguments)
