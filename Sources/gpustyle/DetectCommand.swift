@@ -110,7 +110,15 @@ enum DetectionReport {
     }
 
     static func json(_ observations: [RectangleObservation], width: Int, height: Int, seconds: Double) -> String {
-        let items: [[String: Any]] = observations.map { o in
+        let object: [String: Any] = ["width": width, "height": height, "observations": items(observations, width: width, height: height),
+                                     "milliseconds": seconds * 1000]
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The "observations" array of `json` (also `gpustyle analyze`'s "rectangles").
+    static func items(_ observations: [RectangleObservation], width: Int, height: Int) -> [[String: Any]] {
+        observations.map { o in
             let box = o.quad.boundingBox
             return [
                 "corners": Dictionary(uniqueKeysWithValues: corners(o.quad).map { ($0.0, [$0.1.x, $0.1.y]) }),
@@ -121,9 +129,6 @@ enum DetectionReport {
                 "boundingBox": [box.x, box.y, box.width, box.height],
             ]
         }
-        let object: [String: Any] = ["width": width, "height": height, "observations": items, "milliseconds": seconds * 1000]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
     }
 
     static func text(_ observations: [RectangleObservation], width: Int, height: Int) -> String {

@@ -25,4 +25,12 @@ public enum ClassificationReport {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(Answer(file: file, classifications: classifications)), as: UTF8.self)
     }
+
+    /// The "classifications" array of `json`, as JSON objects (for `gpustyle analyze`): the same
+    /// numbers `json` prints (a confidence written as the Float it is, shortest form).
+    public static func items(_ classifications: [Classification]) throws -> Any {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try JSONSerialization.jsonObject(with: encoder.encode(classifications))
+    }
 }

@@ -45,7 +45,14 @@ public enum DigitsReport {
     /// "confidence", "top3": [{"digit", "confidence"}]}]}` on one line. `digit` is null when
     /// the note is blank or unsure; `confidence` (the top digit's probability) null when blank.
     public static func json(_ notes: [NoteReading], file: String, width: Int, height: Int) -> String {
-        let items: [[String: Any]] = notes.map { note in
+        let object: [String: Any] = ["file": file, "width": width, "height": height, "notes": items(notes)]
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The "notes" array of `json` (also `gpustyle analyze`'s).
+    public static func items(_ notes: [NoteReading]) -> [[String: Any]] {
+        notes.map { note in
             var digit: Any = NSNull()
             if case .digit(let d) = note.content { digit = d }
             return [
@@ -56,9 +63,6 @@ public enum DigitsReport {
                 "top3": note.top.map { ["digit": $0.digit, "confidence": Double($0.probability)] as [String: Any] },
             ]
         }
-        let object: [String: Any] = ["file": file, "width": width, "height": height, "notes": items]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// The photo with each note outlined and its label ("7 98%", "?", "blank") drawn at its

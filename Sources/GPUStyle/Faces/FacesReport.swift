@@ -33,6 +33,14 @@ public enum FacesReport {
     /// fractions of the width and height with the origin at the bottom-left (the box's y is its
     /// bottom edge).
     public static func json(_ faces: [Face], meshes: [FaceMesh?], file: String, width: Int, height: Int) -> String {
+        let object: [String: Any] = ["file": file, "width": width, "height": height,
+                                     "faces": items(faces, meshes: meshes, width: width, height: height)]
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The "faces" array of `json` (also `gpustyle analyze`'s).
+    public static func items(_ faces: [Face], meshes: [FaceMesh?], width: Int, height: Int) -> [[String: Any]] {
         precondition(meshes.isEmpty || meshes.count == faces.count, "one mesh (or nil) per face")
         let w = Double(width), h = Double(height)
         let items: [[String: Any]] = faces.enumerated().map { index, face in
@@ -62,9 +70,7 @@ public enum FacesReport {
             item["normalized"] = normalized
             return item
         }
-        let object: [String: Any] = ["file": file, "width": width, "height": height, "faces": items]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        return items
     }
 
     /// The photo with each face's box, its five points and its confidence drawn.
