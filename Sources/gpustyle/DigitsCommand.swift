@@ -105,43 +105,30 @@ struct DigitsCommand: ParsableCommand {
         let classifier = try DigitClassifierSetup.make(model: model, device: deviceOptions)
         let reader = NoteReader(detector: try deviceOptions.makeDetector(), warper: warper, classifier: classifier)
         let quads = try quad.map(RectifyCommand.parseQuad)
-        var failures = BatchFailures()
-        var empty = 0
-        for file in files {
-            do {
-                let image = try ImageIO.read(path: file, limits: inputOptions.limits)
-                for q in quads { try RectifyCommand.check(q, in: image) }
-                let start = MonotonicClock.seconds()
-                let notes = quads.isEmpty ? try reader.read(image, options: options) : try reader.read(image, quads: quads, options: options)
-                if deviceOptions.verbose {
-                    printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
-                }
-                try StandardOutput.print(json ? DigitsReport.json(notes, file: file, width: image.width, height: image.height)
-                                              : DigitsReport.text(notes, file: file, showFile: files.count > 1))
-                if let glyphs {
-                    for (index, note) in notes.enumerated() {
-                        guard let glyph = note.glyph else { continue }
-                        let side = DigitPreprocessing.side
-                        try ImageIO.writePNG(Image(width: side, height: side, rgb: glyph + glyph + glyph),
-                                             to: (glyphs as NSString).appendingPathComponent("note-\(index + 1).png"))
-                    }
-                }
-                if let overlay, let renderer {
-                    try ImageIO.writePNG(DigitsReport.overlay(notes, on: image, renderer: renderer), to: overlay)
-                }
-                if notes.isEmpty {
-                    empty += 1
-                    if json { printToStandardError("\(PrintableText.escaping(file)): no note found") }
-                }
-            } catch let error as OutputError {
-                throw error  // stdout or the overlay is gone: nothing more can be reported
-            } catch {
-                if files.count == 1 { throw error }
-                Main.printError(failures.record(error, file: file))
+        try BatchFailures.forEach(files) { file in
+            let image = try ImageIO.read(path: file, limits: inputOptions.limits)
+            for q in quads { try RectifyCommand.check(q, in: image) }
+            let start = MonotonicClock.seconds()
+            let notes = quads.isEmpty ? try reader.read(image, options: options) : try reader.read(image, quads: quads, options: options)
+            if deviceOptions.verbose {
+                printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
             }
+            try StandardOutput.print(json ? DigitsReport.json(notes, file: file, width: image.width, height: image.height)
+                                          : DigitsReport.text(notes, file: file, showFile: files.count > 1))
+            if let glyphs {
+                for (index, note) in notes.enumerated() {
+                    guard let glyph = note.glyph else { continue }
+                    let side = DigitPreprocessing.side
+                    try ImageIO.writePNG(Image(width: side, height: side, rgb: glyph + glyph + glyph),
+                                         to: (glyphs as NSString).appendingPathComponent("note-\(index + 1).png"))
+                }
+            }
+            if let overlay, let renderer {
+                try ImageIO.writePNG(DigitsReport.overlay(notes, on: image, renderer: renderer), to: overlay)
+            }
+            if notes.isEmpty && json { printToStandardError("\(PrintableText.escaping(file)): no note found") }
+            return !notes.isEmpty
         }
-        try failures.finish(total: files.count)
-        if empty > 0 { throw ExitCode(1) }
     }
 }
 

@@ -119,43 +119,24 @@ struct FacesCommand: ParsableCommand {
         } catch {
             throw CommandFailure(message: "the face landmark model: \(error)", status: 1)
         }
-        var failures = BatchFailures()
-        var empty = 0
-        for file in files {
-            do {
-                let image = try ImageIO.read(path: file, limits: inputOptions.limits)
-                let start = MonotonicClock.seconds()
-                let faces = try detector.detect(image, options: options)
-                // Regions only where the landmark model, too, sees a face in the crop.
-                let meshes = try landmarker.map { model in
-                    try faces.map { face -> FaceMesh? in
-                        let mesh = try model.mesh(of: face, in: image)
-                        return mesh.confidence >= FaceLandmarker.minimumFaceProbability ? mesh : nil
-                    }
-                } ?? []
-                if deviceOptions.verbose {
-                    printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
-                }
-                try StandardOutput.print(json ? FacesReport.json(faces, meshes: meshes, file: file, width: image.width, height: image.height)
-                                              : FacesReport.text(faces, file: file, showFile: files.count > 1, landmarks: landmarks))
-                if let output {
-                    try ImageIO.writePNG(FaceMasking.apply(masks, meshes: meshes, on: image), to: output)
-                }
-                if let overlay, let renderer {
-                    try ImageIO.writePNG(FacesReport.overlay(faces, meshes: meshes, on: image, renderer: renderer), to: overlay)
-                }
-                if faces.isEmpty {
-                    empty += 1
-                    if json { printToStandardError("\(PrintableText.escaping(file)): no face found") }
-                }
-            } catch let error as OutputError {
-                throw error  // stdout or the overlay is gone: nothing more can be reported
-            } catch {
-                if files.count == 1 { throw error }
-                Main.printError(failures.record(error, file: file))
+        try BatchFailures.forEach(files) { file in
+            let image = try ImageIO.read(path: file, limits: inputOptions.limits)
+            let start = MonotonicClock.seconds()
+            let faces = try detector.detect(image, options: options)
+            let meshes = try landmarker?.meshes(of: faces, in: image) ?? []
+            if deviceOptions.verbose {
+                printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
             }
+            try StandardOutput.print(json ? FacesReport.json(faces, meshes: meshes, file: file, width: image.width, height: image.height)
+                                          : FacesReport.text(faces, file: file, showFile: files.count > 1, landmarks: landmarks))
+            if let output {
+                try ImageIO.writePNG(FaceMasking.apply(masks, meshes: meshes, on: image), to: output)
+            }
+            if let overlay, let renderer {
+                try ImageIO.writePNG(FacesReport.overlay(faces, meshes: meshes, on: image, renderer: renderer), to: overlay)
+            }
+            if faces.isEmpty && json { printToStandardError("\(PrintableText.escaping(file)): no face found") }
+            return !faces.isEmpty
         }
-        try failures.finish(total: files.count)
-        if empty > 0 { throw ExitCode(1) }
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import GPUStyle
 
@@ -87,6 +88,29 @@ struct BatchFailures {
     func finish(total: Int) throws {
         guard count > 0 else { return }
         throw CommandFailure(message: "\(count) of \(total) images failed", status: internalCount > 0 ? 1 : 2)
+    }
+}
+
+extension BatchFailures {
+    /// The per-photo loop of the commands that read photos and report what they find (digits,
+    /// faces): `body` handles one file and says whether it found anything. A file that fails
+    /// among several is reported and the others go on; a failure to write stdout or an output
+    /// ends the loop; exit status 1 when some photo had nothing (as `detect`).
+    static func forEach(_ files: [String], _ body: (String) throws -> Bool) throws {
+        var failures = BatchFailures()
+        var empty = 0
+        for file in files {
+            do {
+                if try !body(file) { empty += 1 }
+            } catch let error as OutputError {
+                throw error  // stdout or an output is gone: nothing more can be reported
+            } catch {
+                if files.count == 1 { throw error }
+                Main.printError(failures.record(error, file: file))
+            }
+        }
+        try failures.finish(total: files.count)
+        if empty > 0 { throw ExitCode(1) }
     }
 }
 

@@ -57,12 +57,7 @@ public final class ImageAnalyzer {
                 guard let faceDetector else { preconditionFailure("faces asked for without a face detector") }
                 let faces = try faceDetector.detect(image, options: options.faces)
                 result.faces = faces
-                result.meshes = try landmarker.map { model in
-                    try faces.map { face -> FaceMesh? in
-                        let mesh = try model.mesh(of: face, in: image)
-                        return mesh.confidence >= FaceLandmarker.minimumFaceProbability ? mesh : nil
-                    }
-                } ?? faces.map { _ in nil }
+                result.meshes = try landmarker?.meshes(of: faces, in: image) ?? faces.map { _ in nil }
             case .classify:
                 guard let classifier else { preconditionFailure("classify asked for without a classifier") }
                 result.classifications = try classifier.classify(image, top: options.top)

@@ -67,6 +67,15 @@ public final class FaceLandmarker {
         return Output(points: points, faceLogit: result[3 * Self.pointCount])
     }
 
+    /// One mesh per face, nil where the model does not see a face in the crop (probability
+    /// below `minimumFaceProbability`): regions are drawn only where both models agree.
+    public func meshes(of faces: [Face], in image: Image) throws -> [FaceMesh?] {
+        try faces.map { face in
+            let mesh = try self.mesh(of: face, in: image)
+            return mesh.confidence >= Self.minimumFaceProbability ? mesh : nil
+        }
+    }
+
     /// The face mesh of `face` in `image`: 468 points in photo pixels (x, y; z scaled as x).
     public func mesh(of face: Face, in image: Image) throws -> FaceMesh {
         let crop = FaceCrop(face: face)
