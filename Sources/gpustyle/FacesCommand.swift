@@ -13,8 +13,10 @@ struct FacesCommand: ParsableCommand {
         (--enlargement 1 skips it), one on the photo as it is the larger ones, and passes on \
         copies halved in size faces up to the whole photo. One line per \
         face: its confidence and box (pixels, origin at the top-left); --landmarks adds the eyes, \
-        nose and mouth corners (left and right as seen in the image). Exit status 1 when no face \
-        is found.
+        nose and mouth corners (left and right as seen in the image). --json and --overlay \
+        also give MediaPipe's 468-point face mesh of each face and Vision's regions from it \
+        (eyes, eyebrows, lips, the face's oval, pupils); --mask places images over regions. \
+        Exit status 1 when no face is found.
 
         Examples:
           gpustyle faces photo.jpg
