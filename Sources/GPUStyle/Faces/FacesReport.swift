@@ -80,8 +80,8 @@ public enum FacesReport {
         let radius = max(2, Int(thickness.rounded()))
         let style = LabelStyle.scaled(toHeight: image.height)
         for mesh in meshes.compactMap({ $0 }) {
-            for region in FaceRegion.allCases where region.isClosed {
-                polyline(mesh.points(of: region), closed: true, on: &out)
+            for region in FaceRegion.allCases where region.pupilOf == nil && region != .noseCrest {
+                polyline(mesh.points(of: region), closed: region.isClosed, on: &out)
             }
         }
         for face in faces {
