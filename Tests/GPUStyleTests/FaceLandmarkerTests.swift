@@ -105,10 +105,7 @@ final class FaceLandmarkerCPUTests: XCTestCase {
             let photo = try ImageIO.read(path: FaceFixtures.root.appendingPathComponent(file).path)
             let face = try XCTUnwrap(photos.first { $0.file == file }?.faces.first)
             let mesh = try landmarker.mesh(of: face, in: photo)
-            func centre(_ r: FaceRegion) -> Point {
-                let p = mesh.points(of: r)
-                return p.reduce(Point(x: 0, y: 0), +) * (1 / Double(p.count))
-            }
+            func centre(_ r: FaceRegion) -> Point { Point.mean(mesh.points(of: r)) }
             func box(_ r: FaceRegion) -> (x: ClosedRange<Double>, y: ClosedRange<Double>) {
                 let p = mesh.points(of: r)
                 return (p.map(\.x).min()!...p.map(\.x).max()!, p.map(\.y).min()!...p.map(\.y).max()!)

@@ -33,6 +33,16 @@ final class FaceMaskingTests: XCTestCase {
         XCTAssertEqual(pixel(turned, 65, 50), [0.5, 0.5, 0.5])
     }
 
+    /// A mask wholly off the photo (a region of a face at its edge) draws nothing and does not trap.
+    func testMaskOffThePhotoDrawsNothing() {
+        let photo = grey(50, 40)
+        for centre in [Point(x: -100, y: 20), Point(x: 200, y: 20), Point(x: 25, y: -100), Point(x: 25, y: 300)] {
+            var image = photo
+            FaceMasking.draw(halfRed, at: .init(centre: centre, width: 40, height: 20, rotation: 0.3), on: &image)
+            XCTAssertEqual(image.rgb, photo.rgb, "\(centre)")
+        }
+    }
+
     /// On the astronaut: an eye mask lands on her left eye (the pupil's black under the
     /// detector's eye point), and the photo away from the face is untouched.
     func testEyeMaskLandsOnTheEye() throws {

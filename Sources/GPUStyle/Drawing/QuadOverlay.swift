@@ -8,10 +8,7 @@ public enum QuadOverlay {
             let color = colors[index % colors.count]
             let c = quad.corners
             for i in 0..<4 {
-                let a = c[i], b = c[(i + 1) % 4]
-                let steps = Int(a.distance(to: b) * 2) + 1
-                for s in 0...steps {
-                    let p = a + (b - a) * (Double(s) / Double(steps))
+                forEachPoint(from: c[i], to: c[(i + 1) % 4]) { p in
                     let r = Int(thickness / 2)
                     for dy in -r...r {
                         for dx in -r...r {
@@ -28,6 +25,16 @@ public enum QuadOverlay {
         }
         return out
     }
+
+    /// Calls `body` with points along the segment from `a` to `b`, two per pixel of its length,
+    /// both ends included: where the line drawers stamp. Nothing for a segment that is not finite
+    /// or is 1e5 pixels or longer (no photo holds it; its steps would not fit an Int).
+    static func forEachPoint(from a: Point, to b: Point, _ body: (Point) -> Void) {
+        let length = a.distance(to: b)
+        guard length.isFinite, length < 1e5 else { return }
+        let steps = Int(length * 2) + 1
+        for s in 0...steps { body(a + (b - a) * (Double(s) / Double(steps))) }
+    }
 }
 
 extension QuadOverlay {
@@ -43,12 +50,7 @@ extension QuadOverlay {
         for quad in quads {
             let c = quad.corners
             for i in 0..<4 {
-                let a = c[i], b = c[(i + 1) % 4]
-                let length = a.distance(to: b)
-                guard length.isFinite, length < 1e5 else { continue }
-                let steps = Int(length * 2) + 1
-                for s in 0...steps {
-                    let p = a + (b - a) * (Double(s) / Double(steps))
+                forEachPoint(from: c[i], to: c[(i + 1) % 4]) { p in
                     let px = Int(p.x.rounded()), py = Int(p.y.rounded())
                     for dy in low...high {
                         for dx in low...high {

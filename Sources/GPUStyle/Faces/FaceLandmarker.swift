@@ -21,16 +21,11 @@ public final class FaceLandmarker {
     public static let minimumFaceProbability: Float = 0.5
 
     /// What the model says about one crop.
-    public struct Output: Sendable, Equatable {
+    public struct Output: Sendable {
         /// x, y (crop pixels) and z (depth, same scale, relative) of each point.
         public var points: [(x: Float, y: Float, z: Float)]
         /// The model's logit that the crop holds a face.
         public var faceLogit: Float
-
-        public static func == (a: Output, b: Output) -> Bool {
-            a.faceLogit == b.faceLogit && a.points.count == b.points.count
-                && zip(a.points, b.points).allSatisfy { $0.x == $1.x && $0.y == $1.y && $0.z == $1.z }
-        }
 
         /// The probability that the crop holds a face.
         public var faceProbability: Float { 1 / (1 + expf(-faceLogit)) }
@@ -96,11 +91,7 @@ public struct FaceMesh: Sendable, Equatable {
 
     /// The points of a region, in `FaceRegion.indices` order.
     public func points(of region: FaceRegion) -> [Point] {
-        if let pupil = region.pupilOf {
-            let eye = points(of: pupil)
-            guard !eye.isEmpty else { return [] }
-            return [eye.reduce(Point(x: 0, y: 0), +) * (1 / Double(eye.count))]
-        }
+        if let eye = region.pupilOf { return [Point.mean(points(of: eye))] }
         return region.indices.map { points[$0] }
     }
 }

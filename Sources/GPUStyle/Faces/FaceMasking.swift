@@ -20,7 +20,7 @@ public enum FaceMasking {
     /// The angle of the line from the left eye's centre to the right eye's (the mesh's eyes:
     /// steadier than the detector's two points).
     public static func rotation(of mesh: FaceMesh) -> Double {
-        let l = centre(mesh.points(of: .leftEye)), r = centre(mesh.points(of: .rightEye))
+        let l = Point.mean(mesh.points(of: .leftEye)), r = Point.mean(mesh.points(of: .rightEye))
         return atan2(r.y - l.y, r.x - l.x)
     }
 
@@ -30,7 +30,7 @@ public enum FaceMasking {
         let points = mesh.points(of: region.pupilOf ?? region)
         guard points.count >= 2 else { return nil }
         let c = cos(rotation), s = sin(rotation)
-        let middle = centre(points)
+        let middle = Point.mean(points)
         // The points in the eye line's frame.
         let local = points.map { p in ((p.x - middle.x) * c + (p.y - middle.y) * s, -(p.x - middle.x) * s + (p.y - middle.y) * c) }
         let x0 = local.map(\.0).min()!, x1 = local.map(\.0).max()!, y0 = local.map(\.1).min()!, y1 = local.map(\.1).max()!
@@ -38,7 +38,7 @@ public enum FaceMasking {
         let mx = (x0 + x1) / 2, my = (y0 + y1) / 2
         var centre = Point(x: middle.x + mx * c - my * s, y: middle.y + mx * s + my * c)
         if region.pupilOf != nil {
-            centre = mesh.points(of: region)[0]
+            centre = middle  // the pupil: its eye's centre (`FaceMesh.points(of:)`)
             width = height
         }
         guard width > 0, height > 0 else { return nil }
@@ -64,9 +64,14 @@ public enum FaceMasking {
         let hw = placement.width / 2, hh = placement.height / 2
         // The turned rectangle's bounding box in the photo.
         let reach = abs(hw * c) + abs(hh * s), reachY = abs(hw * s) + abs(hh * c)
-        let xs = max(0, Int((placement.centre.x - reach).rounded(.down)))...min(image.width - 1, Int((placement.centre.x + reach).rounded(.up)))
-        let ys = max(0, Int((placement.centre.y - reachY).rounded(.down)))...min(image.height - 1, Int((placement.centre.y + reachY).rounded(.up)))
-        guard !xs.isEmpty, !ys.isEmpty, xs.lowerBound <= xs.upperBound, ys.lowerBound <= ys.upperBound else { return }
+        // Bounds checked before a range is made: a mask wholly off the photo (a region of a face at
+        // its edge) draws nothing, where `lower...upper` with lower > upper would trap.
+        let left = max(0, Int((placement.centre.x - reach).rounded(.down)))
+        let right = min(image.width - 1, Int((placement.centre.x + reach).rounded(.up)))
+        let top = max(0, Int((placement.centre.y - reachY).rounded(.down)))
+        let bottom = min(image.height - 1, Int((placement.centre.y + reachY).rounded(.up)))
+        guard left <= right, top <= bottom else { return }
+        let xs = left...right, ys = top...bottom
         let plane = image.pixelCount, maskPlane = mask.pixelCount
         let sx = Double(mask.width) / placement.width, sy = Double(mask.height) / placement.height
         for y in ys {
@@ -97,9 +102,5 @@ public enum FaceMasking {
                 image.rgb[2 * plane + i] = rgb.2 + (1 - alpha) * image.rgb[2 * plane + i]
             }
         }
-    }
-
-    static func centre(_ points: [Point]) -> Point {
-        points.reduce(Point(x: 0, y: 0), +) * (1 / Double(max(points.count, 1)))
     }
 }

@@ -99,12 +99,10 @@ public enum FacesReport {
         let plane = image.pixelCount
         let segments = closed ? points.count : points.count - 1
         for i in 0..<segments {
-            let a = points[i], b = points[(i + 1) % points.count]
-            let steps = Int(a.distance(to: b) * 2) + 1
-            for s in 0...steps {
-                let p = a + (b - a) * (Double(s) / Double(steps))
+            QuadOverlay.forEachPoint(from: points[i], to: points[(i + 1) % points.count]) { p in
+                // Pixel (i, j) covers [i, i + 1) here (the faces' coordinates).
                 let x = Int(p.x.rounded(.down)), y = Int(p.y.rounded(.down))
-                guard x >= 0, y >= 0, x < image.width, y < image.height else { continue }
+                guard x >= 0, y >= 0, x < image.width, y < image.height else { return }
                 let i = y * image.width + x
                 image.rgb[i] = 1
                 image.rgb[plane + i] = 0.85

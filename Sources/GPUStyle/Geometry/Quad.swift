@@ -13,6 +13,12 @@ public struct Point: Sendable, Equatable, CustomStringConvertible {
     public static func + (a: Point, b: Point) -> Point { Point(x: a.x + b.x, y: a.y + b.y) }
     public static func * (a: Point, s: Double) -> Point { Point(x: a.x * s, y: a.y * s) }
     public var length: Double { (x * x + y * y).squareRoot() }
+
+    /// The mean of `points` (their centroid); `points` must not be empty.
+    public static func mean(_ points: [Point]) -> Point {
+        precondition(!points.isEmpty, "the mean of no points")
+        return points.reduce(Point(x: 0, y: 0), +) * (1 / Double(points.count))
+    }
     public func distance(to other: Point) -> Double { (self - other).length }
 }
 

@@ -83,26 +83,25 @@ public final class LiveStatistics {
 
     /// The same for a classification run (`overlaid` frames are then the labelled ones).
     public func collect(received: Int, dropped: Int, classification: LiveClassification) {
-        classifying = true
-        window.framesIn = received - total.framesIn
-        window.inputDropped = dropped - total.inputDropped
-        let c = classification.stage.harvest()
-        window.classifications += c.completed
-        window.classifySkipped += c.skipped
-        window.classifyLatency += c.latencies
+        collectReads(received: received, dropped: dropped, classification.stage.harvest())
     }
 
     /// The same for a notes run (`live --digits`): readings count as classifications.
     public func collect(received: Int, dropped: Int, digits: LiveDigits) {
-        classifying = true
         noun = "readings"
+        collectReads(received: received, dropped: dropped, digits.stage.harvest())
+        window.trackLatency += digits.harvestTrackingTimes()
+    }
+
+    /// A background reader's interval (classifications or note readings): frames in, dropped,
+    /// and the reader stage's completed, skipped and latencies.
+    private func collectReads(received: Int, dropped: Int, _ reads: (skipped: Int, completed: Int, latencies: [Double])) {
+        classifying = true
         window.framesIn = received - total.framesIn
         window.inputDropped = dropped - total.inputDropped
-        let r = digits.stage.harvest()
-        window.classifications += r.completed
-        window.classifySkipped += r.skipped
-        window.classifyLatency += r.latencies
-        window.trackLatency += digits.harvestTrackingTimes()
+        window.classifications += reads.completed
+        window.classifySkipped += reads.skipped
+        window.classifyLatency += reads.latencies
     }
 
     /// The interval's line when at least `interval` seconds have passed since the last one.
