@@ -57,7 +57,6 @@ prints the summary and every note's record as JSON instead; --save writes that J
 Exit status 0, or 2 when the binary cannot be run at all.
 """
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -68,6 +67,9 @@ import time
 from collections import Counter, defaultdict
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pypi_package  # noqa: E402
 
 TOLERANCE = 0.10  # of the truth note's side
 
@@ -211,10 +213,7 @@ def read_quads(binary, photo, quads, extra, timeout):
 # --- the reference model -------------------------------------------------------------------------
 
 def reference_weights():
-    spec = importlib.util.find_spec("digit_recognizer")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("digit-recognizer-py is not installed: pip install --no-deps digit-recognizer-py==0.1.0")
-    return os.path.join(list(spec.submodule_search_locations)[0], "models", "handwriting_model.pth")
+    return os.path.join(pypi_package.package_dir("digit_recognizer", "digit-recognizer-py==0.1.0"), "models", "handwriting_model.pth")
 
 
 def reference_model():

