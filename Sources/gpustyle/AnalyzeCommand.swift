@@ -65,15 +65,17 @@ struct AnalyzeCommand: ParsableCommand {
         func needs(_ r: ImageAnalyzer.Request) -> Bool { requests.contains(r) }
         let analyzer: ImageAnalyzer
         do {
+            // One detector for the rectangles and the notes (its edge stage is chosen and made once).
+            let detector = try deviceOptions.makeDetector()
             let faceDetector = needs(.faces) ? try FaceDetector(backend: backend) : nil
             let landmarker = needs(.faces) && (json || overlay != nil) ? try FaceLandmarker(backend: backend) : nil
             let classifier = needs(.classify) ? try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend) : nil
             let noteReader = needs(.digits)
-                ? NoteReader(detector: try deviceOptions.makeDetector(),
+                ? NoteReader(detector: detector,
                              warper: try deviceOptions.choose("warp", name: \.name, ComputeChoice<PerspectiveWarper>.choose),
                              classifier: try DigitClassifier(backend: backend))
                 : nil
-            analyzer = ImageAnalyzer(detector: try deviceOptions.makeDetector(), faceDetector: faceDetector, landmarker: landmarker,
+            analyzer = ImageAnalyzer(detector: detector, faceDetector: faceDetector, landmarker: landmarker,
                                      classifier: classifier, noteReader: noteReader)
         } catch let failure as CommandFailure {
             throw failure
