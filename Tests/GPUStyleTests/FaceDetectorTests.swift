@@ -149,6 +149,35 @@ final class FaceDetectorCPUTests: XCTestCase {
         XCTAssertEqual(kept.map(\.x), [10, 300])
     }
 
+    /// A box mostly inside a face at least twice its area is a part of that face and goes; a
+    /// neighbour that only overlaps, or a box inside one not twice as large, stays.
+    func testPartsOfFacesAreRemoved() {
+        func box(_ x: Double, _ y: Double, _ w: Double, _ h: Double, _ confidence: Float = 0.99) -> Face {
+            Face(x: x, y: y, width: w, height: h, confidence: confidence, landmarks: [])
+        }
+        let whole = box(100, 100, 400, 500, 0.95)
+        let eyes = box(180, 200, 250, 200, 1)           // inside, 1/4 of the area: a part, even more confident
+        let neighbour = box(450, 150, 200, 250)          // 1/4 of it inside: another face
+        let close = box(120, 120, 340, 420)              // inside but not half the area: kept (IoU suppression's case)
+        let kept = FaceSuppression.removingParts([whole, eyes, neighbour, close])
+        XCTAssertEqual(kept, [whole, neighbour, close])
+    }
+
+    /// The astronaut eight times larger (her face about 750 x 985 px in a 4096-px photo): the
+    /// pass at full size also finds parts of her face as faces; only her face is reported.
+    func testAVeryLargeFaceIsReportedOnce() throws {
+        let detector = try FaceDetector(backend: CPUBackend(weights: []))
+        let photo = try ImageIO.read(path: FaceFixtures.root.appendingPathComponent("00-astronaut.jpg").path)
+        let reference = try XCTUnwrap(try detector.detect(photo).first)
+        var options = FaceDetector.Options()
+        options.enlargement = 1
+        let faces = try detector.detect(upscaled(photo, by: 8), options: options)
+        XCTAssertEqual(faces.count, 1, "\(faces)")
+        let expected = Face(x: reference.x * 8, y: reference.y * 8, width: reference.width * 8, height: reference.height * 8,
+                            confidence: reference.confidence, landmarks: [])
+        XCTAssertGreaterThan(try XCTUnwrap(faces.first).overlap(expected), 0.85)
+    }
+
     func testOtherModelsAreRefused() throws {
         let mnist = try ModelLibrary.builtin(DigitClassifier.BuiltIn.mnist.modelName)
         XCTAssertThrowsError(try FaceDetector(backend: CPUBackend(weights: []), model: mnist))

@@ -42,12 +42,20 @@ public struct Face: Sendable, Equatable {
 
     /// Intersection over union of two boxes (0 when either is empty).
     public func overlap(_ other: Face) -> Double {
+        let intersection = intersectionArea(other)
+        guard intersection > 0 else { return 0 }
+        let union = area + other.area - intersection
+        return union > 0 ? intersection / union : 0
+    }
+
+    /// The box's area.
+    public var area: Double { width * height }
+
+    /// The area the two boxes share (0 when they do not meet).
+    public func intersectionArea(_ other: Face) -> Double {
         let w = min(x + width, other.x + other.width) - max(x, other.x)
         let h = min(y + height, other.y + other.height) - max(y, other.y)
-        guard w > 0, h > 0 else { return 0 }
-        let intersection = w * h
-        let union = width * height + other.width * other.height - intersection
-        return union > 0 ? intersection / union : 0
+        return w > 0 && h > 0 ? w * h : 0
     }
 
     /// The same face in an image scaled by these factors (a face found in a resized copy, mapped back).

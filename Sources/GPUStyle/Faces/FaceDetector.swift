@@ -98,7 +98,7 @@ public final class FaceDetector {
             faces += try candidates(copy, threshold: options.minimumConfidence).map { $0.scaled(x: scaleX, y: scaleY) }
             side /= 2
         } while options.smallestPassSide > 0 && side >= options.smallestPassSide
-        return FaceSuppression.suppress(faces, overlap: options.overlapThreshold)
+        return FaceSuppression.removingParts(FaceSuppression.suppress(faces, overlap: options.overlapThreshold))
     }
 
     /// One pass over `image` at its own size: every anchor above `threshold`, decoded, before
