@@ -84,28 +84,13 @@ struct FacesCommand: ParsableCommand {
         if !mask.isEmpty && output == nil { throw ValidationError("--mask needs --output (the masked photo)") }
         if output != nil && mask.isEmpty { throw ValidationError("--output writes the photo with --mask images placed: give at least one --mask") }
         if let output, output.isEmpty || output == "-" { throw ValidationError("--output needs a file name (stdout holds the faces)") }
-        _ = try maskFiles()
-    }
-
-    /// The --mask arguments: region and image file, each region once.
-    func maskFiles() throws -> [(FaceRegion, String)] {
-        var seen = Set<FaceRegion>()
-        return try mask.map { argument in
-            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let region = FaceRegion(rawValue: parts[0]), !parts[1].isEmpty else {
-                throw ValidationError("--mask \(argument): give REGION=IMAGE with a region of "
-                                      + FaceRegion.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            guard seen.insert(region).inserted else { throw ValidationError("--mask: \(region.rawValue) is given twice") }
-            return (region, parts[1])
-        }
+        _ = try FaceMaskArguments.parse(mask)
     }
 
     func run() throws {
         if let overlay { try OutputPath(overlay).check() }
         if let output { try OutputPath(output).check() }
-        var masks: [FaceRegion: Image] = [:]
-        for (region, file) in try maskFiles() { masks[region] = try ImageIO.read(path: file, limits: inputOptions.limits) }
+        let masks = try FaceMaskArguments.load(mask, limits: inputOptions.limits)
         let renderer = try overlay.map { _ in try TextRenderer() }
         let files = try inputs.flatMap(InputFiles.expand)
         let backend = try deviceOptions.backend(convolutions: [])

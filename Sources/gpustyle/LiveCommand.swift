@@ -31,6 +31,15 @@ struct LiveCommand: ParsableCommand {
         blank notes are not drawn. With --quad-log, one JSON line per frame
         lists the notes drawn.
           gpustyle live --camera /dev/video0 --digits --stats | ffplay -
+
+        --faces finds the faces (as `gpustyle faces`, at most about three
+        times a second) and follows each one frame by frame with the face
+        mesh, drawing its box and the regions' outlines; --mask REGION=IMAGE
+        places images over regions instead, as `gpustyle faces --mask` does,
+        following the face. The points are smoothed (a 1-euro filter) so that a
+        still face's masks stay still. A face is drawn only while the mesh
+        sees a face in it on that frame and a detection has seen it within 1 s.
+          gpustyle live --camera /dev/video0 --mask leftEye=examples/masks/eye.png --mask rightEye=examples/masks/eye.png | ffplay -
         """
     )
 
@@ -51,6 +60,17 @@ struct LiveCommand: ParsableCommand {
 
     @Flag(help: "Read the digit on each sticky note in view and draw it on the note, following the note, instead of restyling a picture.")
     var digits = false
+
+    @Flag(help: "Find and follow the faces; draw each one's box and region outlines (or, with --mask, the mask images) instead of restyling a picture.")
+    var faces = false
+
+    @Option(help: ArgumentHelp("Place this image (alpha respected) over this region of every face followed, as gpustyle faces --mask does; repeatable; implies --faces.",
+                               valueName: "region=image"))
+    var mask: [String] = []
+
+    @Option(help: ArgumentHelp("With --faces: the 1-euro filter on the face points as MIN_CUTOFF,BETA (Hz at rest; how fast the cutoff rises with the speed, in face sizes per second), or off. More smoothing: a stiller mask at rest, more lag in motion.",
+                               valueName: "min-cutoff,beta|off"))
+    var smoothing: String?
 
     @Option(help: ArgumentHelp("With --classify or --digits: the labels' font (TrueType or OpenType; default DejaVu Sans).", valueName: "file"))
     var font: String?
@@ -105,8 +125,19 @@ struct LiveCommand: ParsableCommand {
         guard (StyleNetwork.minimumInputSide...4096).contains(stylizeSize) else {
             throw ValidationError("--stylize-size must be between \(StyleNetwork.minimumInputSide) and 4096")
         }
-        if classify && digits { throw ValidationError("--classify and --digits are different modes: give one") }
-        if classify {
+        let modes = [("--classify", classify), ("--digits", digits), (mask.isEmpty ? "--faces" : "--mask", facesMode)].filter(\.1)
+        if modes.count > 1 { throw ValidationError("\(modes[0].0) and \(modes[1].0) are different modes: give one") }
+        _ = try FaceMaskArguments.parse(mask)
+        if let smoothing {
+            guard facesMode else { throw ValidationError("--smoothing is an option of --faces and --mask") }
+            _ = try Self.smoothingParameters(smoothing)
+        }
+        if facesMode {
+            let name = mask.isEmpty ? "--faces" : "--mask"
+            if fullFrame { throw ValidationError("\(name) and --full-frame are different modes: give one") }
+            if cycle != nil { throw ValidationError("--cycle restyles a picture; \(name) does not stylize") }
+            if font != nil || model != nil { throw ValidationError("--font and --model are options of --classify and --digits") }
+        } else if classify {
             if fullFrame { throw ValidationError("--classify and --full-frame are different modes: give one") }
             if cycle != nil { throw ValidationError("--cycle restyles a picture; --classify does not stylize") }
             if quadLog != nil { throw ValidationError("--quad-log logs the tracked picture; --classify tracks none") }
@@ -119,6 +150,20 @@ struct LiveCommand: ParsableCommand {
         }
         if labels != nil && model == nil { throw ValidationError("--labels names the classes of --model; the built-in model has its own") }
         if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1") }
+    }
+
+    /// `--faces`, or `--mask` (which implies it).
+    var facesMode: Bool { faces || !mask.isEmpty }
+
+    /// "off" (nil) or "MIN_CUTOFF,BETA" (both finite, the cutoff above 0, beta at least 0).
+    static func smoothingParameters(_ text: String) throws -> OneEuroFilter.Parameters? {
+        if text == "off" { return nil }
+        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let cutoff = parts[0], let beta = parts[1], cutoff.isFinite, beta.isFinite, cutoff > 0, beta >= 0 else {
+            throw ValidationError("--smoothing must be MIN_CUTOFF,BETA (e.g. \(LiveFacesOptions.smoothingParameters.minimumCutoff),"
+                                  + "\(LiveFacesOptions.smoothingParameters.beta)) with MIN_CUTOFF > 0 and BETA >= 0, or off (got '\(text)')")
+        }
+        return OneEuroFilter.Parameters(minimumCutoff: cutoff, beta: beta)
     }
 
     /// "2s", "500ms" or a plain number of seconds.

@@ -58,13 +58,14 @@ final class LiveSession {
         let source = try openSource()
         let header = source.reader.header
         // The classifier resizes any frame to its input; the style network has a minimum size.
-        if !command.classify && !command.digits { try Stylizer.validate(width: header.width, height: header.height) }
+        if !command.classify && !command.digits && !command.facesMode { try Stylizer.validate(width: header.width, height: header.height) }
         let mode = try makeMode()
         // --classify converts only the frames it classifies, on the classification's thread (the
         // CPU kernel). Under auto a GPU failure switches to the CPU kernel for good
         // (FallbackFrameConverter).
         // --digits converts the frames it reads in the same way.
-        let converter: FrameConverter = command.classify || command.digits ? CPUFrameConverter()
+        // --faces converts each frame for the mesh, and each frame it detects on, in the same way.
+        let converter: FrameConverter = command.classify || command.digits || command.facesMode ? CPUFrameConverter()
             : try command.deviceOptions.choose("colour conversion", name: \.name, ComputeChoice<FrameConverter>.choose)
         func convert(_ frame: YUVFrame) throws -> Image {
             try converter.image(from: frame, fullRange: header.fullRange)
@@ -104,6 +105,7 @@ final class LiveSession {
                     var drawn = false
                     var pictureReport: LiveFrameReport?
                     var notesReport: LiveDigitsReport?
+                    var facesReport: LiveFacesReport?
                     switch mode {
                     case .picture(let pipeline):
                         let (shown, report) = try pipeline.process(try convert(frame), index: index, time: time)
@@ -120,6 +122,11 @@ final class LiveSession {
                         drawn = !report.notes.isEmpty
                         out = labelled
                         notesReport = report
+                    case .faces(let faces):
+                        let (drawnFrame, report) = try faces.process(frame, index: index, time: time, fullRange: header.fullRange)
+                        drawn = !report.faces.isEmpty
+                        out = drawnFrame
+                        facesReport = report
                     }
                     do {
                         try writer.write(out)
@@ -129,6 +136,7 @@ final class LiveSession {
                     }
                     if let pictureReport { try log?.append(pictureReport) }
                     if let notesReport { try log?.append(notesReport) }
+                    if let facesReport { try log?.append(facesReport) }
                     statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: drawn)
                 } catch is Y4MWriter.ClosedError {
                     break loop  // the viewer went away: stop cleanly
@@ -158,6 +166,7 @@ extension LiveSession {
         case picture(LivePipeline)
         case classify(LiveClassification)
         case digits(LiveDigits)
+        case faces(LiveFaces)
 
         func collect(into statistics: LiveStatistics, counts: (received: Int, dropped: Int)) {
             switch self {
@@ -165,6 +174,7 @@ extension LiveSession {
             case .classify(let classification):
                 statistics.collect(received: counts.received, dropped: counts.dropped, classification: classification)
             case .digits(let digits): statistics.collect(received: counts.received, dropped: counts.dropped, digits: digits)
+            case .faces(let faces): statistics.collect(received: counts.received, dropped: counts.dropped, faces: faces)
             }
         }
 
@@ -173,6 +183,7 @@ extension LiveSession {
             case .picture(let pipeline): pipeline.finish()
             case .classify(let classification): classification.finish()
             case .digits(let digits): digits.finish()
+            case .faces(let faces): faces.finish()
             }
         }
     }
@@ -181,6 +192,7 @@ extension LiveSession {
     /// the classification: the font first, so that a missing font is reported before a model
     /// is loaded.
     func makeMode() throws -> Mode {
+        if command.facesMode { return .faces(try makeFaces()) }
         guard command.classify || command.digits else {
             let stylizer = try command.deviceOptions.makeStylizer()
             let pipeline = LivePipeline(options: options, stylizer: stylizer, detector: try command.deviceOptions.makeDetector(),
@@ -219,6 +231,28 @@ extension LiveSession {
         var digitsOptions = LiveDigitsOptions()
         digitsOptions.lockstep = options.lockstep
         return LiveDigits(options: digitsOptions, renderer: renderer, reader: reader)
+    }
+}
+
+extension LiveSession {
+    /// `--faces` / `--mask`: the mask images first (a bad file is reported before a model is
+    /// loaded), then the detector (on its own thread) and the landmark model (on the frame
+    /// loop), each with its own backend on the chosen device.
+    func makeFaces() throws -> LiveFaces {
+        var facesOptions = LiveFacesOptions()
+        facesOptions.masks = try FaceMaskArguments.load(command.mask, limits: DecodeLimits(maxPixelsName: "--max-pixels"))
+        facesOptions.lockstep = options.lockstep
+        if let smoothing = command.smoothing { facesOptions.smoothing = try LiveCommand.smoothingParameters(smoothing) }
+        let detector: FaceDetector, landmarker: FaceLandmarker
+        do {
+            detector = try FaceDetector(backend: command.deviceOptions.choice.backend(convolutions: []))
+            landmarker = try FaceLandmarker(backend: command.deviceOptions.choice.backend(convolutions: []))
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(message: "the face models: \(error)")  // the binary's models: not the user's fault
+        }
+        return LiveFaces(options: facesOptions, landmarker: landmarker, detector: detector)
     }
 }
 
@@ -264,6 +298,26 @@ final class QuadLog {
         }.joined(separator: ",")
         try file.write(Data(("{\"frame\":\(report.index),\"notes\":[\(notes)],\"lost\":\(report.lost),"
             + "\"sceneCut\":\(report.sceneCut)}\n").utf8))
+    }
+
+    /// `--faces`: `{"frame", "faces": [{"id", "confidence", "age", "box": [x, y, width, height],
+    /// "regions": {"leftEye": {"centre": [x, y], "width", "height", "rotation"}, ...}}], "lost",
+    /// "detection"}`: each face drawn and where a mask of each region goes (pixels, origin
+    /// top-left; rotation in radians).
+    func append(_ report: LiveFacesReport) throws {
+        func number(_ v: Double) -> String { String(format: "%.3f", v) }
+        let faces = report.faces.map { face in
+            let regions = FaceRegion.allCases.compactMap { region -> String? in
+                guard let p = face.placements[region] else { return nil }
+                return "\"\(region.rawValue)\":{\"centre\":[\(number(p.centre.x)),\(number(p.centre.y))],\"width\":\(number(p.width)),"
+                    + "\"height\":\(number(p.height)),\"rotation\":\(String(format: "%.5f", p.rotation))}"
+            }.joined(separator: ",")
+            return "{\"id\":\(face.id),\"confidence\":\(String(format: "%.4f", face.confidence)),\"age\":\(number(face.age)),"
+                + "\"box\":[\(number(face.box.x)),\(number(face.box.y)),\(number(face.box.width)),\(number(face.box.height))],"
+                + "\"regions\":{\(regions)}}"
+        }.joined(separator: ",")
+        try file.write(Data(("{\"frame\":\(report.index),\"faces\":[\(faces)],\"lost\":\(report.lost),"
+            + "\"detection\":\(report.detectionIndex.map(String.init) ?? "null")}\n").utf8))
     }
 
     func finish(keep: Bool) throws {

@@ -41,16 +41,24 @@ extension QuadOverlay {
     /// Draws quads' outlines in white on a Y4M frame of either range, in place (`gpustyle live
     /// --digits`): luma at the range's white, the chroma samples under the line made grey.
     public static func draw(_ quads: [Quad], on frame: inout YUVFrame, fullRange: Bool, thickness: Int = 3) {
+        draw(quads.map { (points: $0.corners, closed: true) }, on: &frame, fullRange: fullRange, thickness: thickness)
+    }
+
+    /// Draws polylines (joined back to their first point when `closed`) in white on a Y4M frame,
+    /// as the quads above (`gpustyle live --faces`: the face regions' outlines). Points are in
+    /// the quads' convention: pixel (i, j) centred on (i, j).
+    public static func draw(_ polylines: [(points: [Point], closed: Bool)], on frame: inout YUVFrame, fullRange: Bool,
+                            thickness: Int) {
         guard thickness > 0 else { return }
         let white: UInt8 = fullRange ? 255 : 235
         let (fx, fy) = frame.chroma.factors
         let chromaWidth = (frame.width + fx - 1) / fx
         let hasChroma = !frame.u.isEmpty
         let low = -(thickness - 1) / 2, high = thickness / 2
-        for quad in quads {
-            let c = quad.corners
-            for i in 0..<4 {
-                forEachPoint(from: c[i], to: c[(i + 1) % 4]) { p in
+        for line in polylines where line.points.count >= 2 {
+            let c = line.points
+            for i in 0..<(line.closed ? c.count : c.count - 1) {
+                forEachPoint(from: c[i], to: c[(i + 1) % c.count]) { p in
                     let px = Int(p.x.rounded()), py = Int(p.y.rounded())
                     for dy in low...high {
                         for dx in low...high {

@@ -73,7 +73,12 @@ public final class FaceLandmarker {
 
     /// The face mesh of `face` in `image`: 468 points in photo pixels (x, y; z scaled as x).
     public func mesh(of face: Face, in image: Image) throws -> FaceMesh {
-        let crop = FaceCrop(face: face)
+        try mesh(in: FaceCrop(face: face), of: image)
+    }
+
+    /// The face mesh the model finds in `crop` of `image` (a crop from a detection, or from the
+    /// previous frame's mesh while a face is followed: `FaceCrop(mesh:)`).
+    public func mesh(in crop: FaceCrop, of image: Image) throws -> FaceMesh {
         let output = try run(crop: crop.sample(image, size: Self.side))
         let k = crop.side / Double(Self.side)
         let points = output.points.map { crop.photoPoint(u: Double($0.x), v: Double($0.y), size: Self.side) }

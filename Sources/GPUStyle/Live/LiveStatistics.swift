@@ -93,6 +93,14 @@ public final class LiveStatistics {
         window.trackLatency += digits.harvestTrackingTimes()
     }
 
+    /// The same for a faces run (`live --faces`): detections count as classifications, the
+    /// meshes' time per frame as tracking.
+    public func collect(received: Int, dropped: Int, faces: LiveFaces) {
+        noun = "detections"
+        collectReads(received: received, dropped: dropped, faces.stage.harvest())
+        window.trackLatency += faces.harvestMeshTimes()
+    }
+
     /// A background reader's interval (classifications or note readings): frames in, dropped,
     /// and the reader stage's completed, skipped and latencies.
     private func collectReads(received: Int, dropped: Int, _ reads: (skipped: Int, completed: Int, latencies: [Double])) {
@@ -126,12 +134,14 @@ public final class LiveStatistics {
     static func describeClassification(_ w: Window, seconds: Double, noun: String = "classifications") -> String {
         let s = max(seconds, 1e-9)
         func rate(_ n: Int) -> String { String(format: "%.1f", Double(n) / s) }
-        let reading = noun == "readings"
+        // The stage's verb, and what the frame loop does besides (notes tracked, faces meshed).
+        let (verb, follow): (String, String?) = noun == "readings" ? ("read", "track")
+            : noun == "detections" ? ("detect", "mesh") : ("classify", nil)
         return "\(String(format: "%.1f", seconds)) s: fps in \(rate(w.framesIn)) out \(rate(w.framesOut))"
-            + " | dropped: input \(w.inputDropped), \(reading ? "read" : "classify") \(w.classifySkipped)"
+            + " | dropped: input \(w.inputDropped), \(verb) \(w.classifySkipped)"
             + " | \(noun) \(w.classifications) (\(rate(w.classifications)) per second), labelled frames \(w.overlaid)"
-            + " | median ms: frame \(median(w.frameLatency)), \(reading ? "read" : "classify") \(median(w.classifyLatency))"
-            + (reading ? ", track \(median(w.trackLatency))" : "")
+            + " | median ms: frame \(median(w.frameLatency)), \(verb) \(median(w.classifyLatency))"
+            + (follow.map { ", \($0) \(median(w.trackLatency))" } ?? "")
     }
 
     static func median(_ values: [Double]) -> String {
