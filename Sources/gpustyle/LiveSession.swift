@@ -7,9 +7,13 @@ final class LiveSession {
     let command: LiveCommand
     let options: LiveOptions
 
+    /// `--mask`'s images, read before the source is opened: a bad one is reported at once.
+    let masks: [FaceRegion: Image]
+
     init(command: LiveCommand, options: LiveOptions) throws {
         self.command = command
         self.options = options
+        masks = try FaceMaskArguments.load(command.mask, limits: DecodeLimits(maxPixelsName: "mask images"))
     }
 
     /// The Y4M source: stdin, or ffmpeg decoding a file or a camera.
@@ -235,12 +239,11 @@ extension LiveSession {
 }
 
 extension LiveSession {
-    /// `--faces` / `--mask`: the mask images first (a bad file is reported before a model is
-    /// loaded), then the detector (on its own thread) and the landmark model (on the frame
-    /// loop), each with its own backend on the chosen device.
+    /// `--faces` / `--mask`: the detector (on its own thread) and the landmark model (on the
+    /// frame loop), each with its own backend on the chosen device, and the masks.
     func makeFaces() throws -> LiveFaces {
         var facesOptions = LiveFacesOptions()
-        facesOptions.masks = try FaceMaskArguments.load(command.mask, limits: DecodeLimits(maxPixelsName: "--max-pixels"))
+        facesOptions.masks = masks
         facesOptions.lockstep = options.lockstep
         if let smoothing = command.smoothing { facesOptions.smoothing = try LiveCommand.smoothingParameters(smoothing) }
         let detector: FaceDetector, landmarker: FaceLandmarker
