@@ -109,16 +109,17 @@ final class LiveFacesTests: XCTestCase {
         return (0..<frameCount).map { frame($0, scene: loaded) }
     }
 
-    func run(_ options: LiveFacesOptions, detect: (@Sendable (Image) throws -> [Face])? = nil,
-             frames: [YUVFrame]) throws -> [(frame: YUVFrame, report: LiveFacesReport)] {
+    /// `frames` through a `LiveFaces` in lockstep, its networks on `backend()` (the CPU path).
+    static func run(_ options: LiveFacesOptions, detect: (@Sendable (Image) throws -> [Face])? = nil, frames: [YUVFrame],
+                    backend: () throws -> NetworkBackend = { CPUBackend(weights: []) }) throws -> [(frame: YUVFrame, report: LiveFacesReport)] {
         var options = options
         options.lockstep = true
-        let landmarker = try FaceLandmarker(backend: CPUBackend(weights: []))
+        let landmarker = try FaceLandmarker(backend: backend())
         let live: LiveFaces
         if let detect {
             live = LiveFaces(options: options, landmarker: landmarker, detect: detect)
         } else {
-            live = LiveFaces(options: options, landmarker: landmarker, detector: try FaceDetector(backend: CPUBackend(weights: [])))
+            live = LiveFaces(options: options, landmarker: landmarker, detector: try FaceDetector(backend: backend()))
         }
         defer { live.finish() }
         return try frames.enumerated().map { k, frame in try live.process(frame, index: k, time: Double(k) / 30, fullRange: false) }
@@ -139,7 +140,7 @@ final class LiveFacesTests: XCTestCase {
     /// frame it is gone; and the filter is what keeps them still (raw points jitter more).
     func testMasksFollowTheFaceStillAtRestAndGoWithIt() throws {
         let scene = try Self.scene.get(), frames = try Self.frames.get()
-        let reports = try run(LiveFacesOptions(), frames: frames).map(\.report)
+        let reports = try Self.run(LiveFacesOptions(), frames: frames).map(\.report)
         var errors: [Double] = []
         for k in 0..<Self.faceEnd {
             XCTAssertEqual(reports[k].faces.count, 1, "frame \(k)")
@@ -160,7 +161,7 @@ final class LiveFacesTests: XCTestCase {
         XCTAssertLessThanOrEqual(jitter, 0.5, "jitter at rest")
         var raw = LiveFacesOptions()
         raw.smoothing = nil
-        let rawJitter = Self.jitter(try run(raw, frames: Array(frames[..<Self.faceEnd])).map(\.report), settled)
+        let rawJitter = Self.jitter(try Self.run(raw, frames: Array(frames[..<Self.faceEnd])).map(\.report), settled)
         XCTAssertGreaterThan(rawJitter, 2 * jitter, "the filter keeps the masks still")
         print(String(format: "live faces: mean mask error %.2f px, jitter at rest %.3f px (raw points %.3f)", meanError, jitter, rawJitter))
     }
@@ -173,7 +174,7 @@ final class LiveFacesTests: XCTestCase {
         let calls = Counter()
         let options = LiveFacesOptions()
         let detection = options.detection
-        let reports = try run(options, detect: { image in
+        let reports = try Self.run(options, detect: { image in
             calls.increment() == 0 ? try detector.detector.detect(image, options: detection) : []
         }, frames: frames).map(\.report)
         for (k, report) in reports.enumerated() {
@@ -190,7 +191,7 @@ final class LiveFacesTests: XCTestCase {
         let red = Image(width: 8, height: 8, rgb: [Float](repeating: 1, count: 64) + [Float](repeating: 0, count: 128))
         options.masks = [.leftEye: red]
         let frames = Array(try Self.frames.get()[..<3])
-        let out = try run(options, frames: frames)
+        let out = try Self.run(options, frames: frames)
         let (frame, report) = out[2]
         let placement: FaceMasking.Placement = try XCTUnwrap(report.faces.first?.placements[FaceRegion.leftEye])
         let image = YUVConversion.image(from: frame)
@@ -225,6 +226,26 @@ private final class Counter: @unchecked Sendable {
     private var value = 0
     /// The value before this call.
     func increment() -> Int { lock.withLock { defer { value += 1 }; return value } }
+}
+
+/// The same on Vulkan: the detector and the mesh on the device, the same placements as the CPU
+/// path's on the clip's first frames (rest and the start of the move).
+final class LiveFacesVulkanTests: VulkanTestCase {
+    func testVulkanFollowsAsTheCPUPathDoes() throws {
+        let frames = Array(try LiveFacesTests.frames.get()[..<20])
+        let cpu = try LiveFacesTests.run(LiveFacesOptions(), frames: frames).map(\.report)
+        let gpu = try LiveFacesTests.run(LiveFacesOptions(), frames: frames) { try VulkanBackend(context: self.context, weights: []) }.map(\.report)
+        var worst = 0.0
+        for (a, b) in zip(cpu, gpu) {
+            XCTAssertEqual(a.faces.count, 1)
+            XCTAssertEqual(b.faces.count, 1)
+            guard let fa = a.faces.first, let fb = b.faces.first else { continue }
+            for region in LiveFacesTests.masked {
+                worst = max(worst, fa.placements[region]!.centre.distance(to: fb.placements[region]!.centre))
+            }
+        }
+        XCTAssertLessThan(worst, 0.05, "largest placement difference, px")
+    }
 }
 
 /// The detector, used from the stage's thread only.

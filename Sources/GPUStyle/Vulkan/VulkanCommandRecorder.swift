@@ -54,7 +54,7 @@ final class VulkanCommandRecorder {
 
     deinit {
         let vk = context.vk, device = context.device
-        _ = vk.deviceWaitIdle(device)
+        context.waitIdle()
         destroyViews()
         for pool in descriptorPools { vk.destroyDescriptorPool(device, pool, nil) }
         vk.destroyFence(device, fence, nil)

@@ -135,6 +135,16 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         submitLock.unlock()
     }
 
+    /// Waits until the device is idle. vkDeviceWaitIdle uses every queue, which must not be in
+    /// use on another thread at the same time: it takes the submission lock (two backends
+    /// released on two threads at once, the live faces' detector stage ending while the frame
+    /// loop releases the mesh's backend, made the validation layer report a threading error).
+    func waitIdle() {
+        submitLock.lock()
+        defer { submitLock.unlock() }
+        _ = vk.deviceWaitIdle(device)
+    }
+
     /// Submits one command buffer and waits for it on `fence` (which is reset first).
     func submitAndWait(_ commandBuffer: VkCommandBuffer, fence: VkFence) throws {
         submitLock.lock()
