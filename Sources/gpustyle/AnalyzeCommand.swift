@@ -8,7 +8,8 @@ struct AnalyzeCommand: ParsableCommand {
         abstract: "Run several requests on one photo: rectangles, faces, classify, digits (like Vision's perform([...])).",
         discussion: """
         The photo is decoded once; each request reads the same pixels with its command's defaults, \
-        and the networks share one backend. --json prints one object with every request's \
+        and the requests run together (rectangles and digits, faces, classify on their own \
+        threads and backends). --json prints one object with every request's \
         results (each as its own command prints them) and the time each took; --overlay draws \
         them all.
 
@@ -61,19 +62,21 @@ struct AnalyzeCommand: ParsableCommand {
         let requests = try requestList
         let renderer = try overlay.map { _ in try TextRenderer() }
         let image = try ImageIO.read(path: input, limits: inputOptions.limits)
-        let backend = try deviceOptions.backend(convolutions: [])
+        // One backend per lane (`ImageAnalyzer`): rectangles and digits, faces, classify run together.
+        func backend() throws -> NetworkBackend { try deviceOptions.backend(convolutions: []) }
         func needs(_ r: ImageAnalyzer.Request) -> Bool { requests.contains(r) }
         let analyzer: ImageAnalyzer
         do {
             // One detector for the rectangles and the notes (its edge stage is chosen and made once).
             let detector = try deviceOptions.makeDetector()
-            let faceDetector = needs(.faces) ? try FaceDetector(backend: backend) : nil
-            let landmarker = needs(.faces) && (json || overlay != nil) ? try FaceLandmarker(backend: backend) : nil
-            let classifier = needs(.classify) ? try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend) : nil
+            let faceBackend = needs(.faces) ? try backend() : nil
+            let faceDetector = try faceBackend.map { try FaceDetector(backend: $0) }
+            let landmarker = json || overlay != nil ? try faceBackend.map { try FaceLandmarker(backend: $0) } : nil
+            let classifier = needs(.classify) ? try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend()) : nil
             let noteReader = needs(.digits)
                 ? NoteReader(detector: detector,
                              warper: try deviceOptions.choose("warp", name: \.name, ComputeChoice<PerspectiveWarper>.choose),
-                             classifier: try DigitClassifier(backend: backend))
+                             classifier: try DigitClassifier(backend: backend()))
                 : nil
             analyzer = ImageAnalyzer(detector: detector, faceDetector: faceDetector, landmarker: landmarker,
                                      classifier: classifier, noteReader: noteReader)

@@ -98,9 +98,36 @@ final class FaceLandmarkerCPUTests: XCTestCase {
     /// eyes above the lips, the left eye left of the right one and near the detector's eye,
     /// each eyebrow above its eye, the pupils inside their eyes, the inner lips inside the outer
     /// ones, eyes and lips inside the face's contour.
+    /// No two edges of the closed polygon cross (edges sharing a corner aside).
+    static func isSimple(_ polygon: [Point]) -> Bool {
+        func cross(_ a: Point, _ b: Point) -> Double { a.x * b.y - a.y * b.x }
+        func crosses(_ p1: Point, _ p2: Point, _ p3: Point, _ p4: Point) -> Bool {
+            cross(p2 - p1, p3 - p1) * cross(p2 - p1, p4 - p1) < 0 && cross(p4 - p3, p1 - p3) * cross(p4 - p3, p2 - p3) < 0
+        }
+        let n = polygon.count
+        for i in 0..<n {
+            for j in stride(from: i + 2, to: n, by: 1) where !(i == 0 && j == n - 1) {
+                if crosses(polygon[i], polygon[(i + 1) % n], polygon[j], polygon[(j + 1) % n]) { return false }
+            }
+        }
+        return true
+    }
+
+    /// Even-odd rule.
+    static func contains(_ polygon: [Point], _ p: Point) -> Bool {
+        var inside = false
+        for i in polygon.indices {
+            let a = polygon[i], b = polygon[(i + 1) % polygon.count]
+            if (a.y > p.y) != (b.y > p.y), p.x < a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y) { inside.toggle() }
+        }
+        return inside
+    }
+
     func testRegionsAreWhereTheirNamesSay() throws {
         let landmarker = try FaceLandmarker(backend: CPUBackend(weights: []))
         let photos = try FaceFixtures.photos().photos
+        var frontalNoses = 0
+        defer { XCTAssertGreaterThanOrEqual(frontalNoses, 3, "near-frontal faces whose nose was checked") }
         for file in ["00-astronaut.jpg", "02-messi.jpg", "03-coffee-faces.jpg", "08-immunohistochemistry-faces.jpg"] {
             let photo = try ImageIO.read(path: FaceFixtures.root.appendingPathComponent(file).path)
             let face = try XCTUnwrap(photos.first { $0.file == file }?.faces.first)
@@ -126,6 +153,18 @@ final class FaceLandmarkerCPUTests: XCTestCase {
                 for p in mesh.points(of: region) {
                     XCTAssertTrue(contour.x.contains(p.x) && contour.y.contains(p.y), "\(file) \(region)")
                 }
+            }
+            // The nose outline on a near-frontal face (its centre near the middle of the eye line):
+            // a simple polygon around the tip, below the eyes, above the lips.
+            let nose = mesh.points(of: .nose), eyes = (centre(.leftEye), centre(.rightEye))
+            let across = (centre(.nose) - eyes.0).x * (eyes.1 - eyes.0).x / pow(eyes.0.distance(to: eyes.1), 2)
+                + (centre(.nose) - eyes.0).y * (eyes.1 - eyes.0).y / pow(eyes.0.distance(to: eyes.1), 2)
+            if abs(across - 0.5) < 0.15 {
+                frontalNoses += 1
+                XCTAssertTrue(Self.isSimple(nose), "\(file): the nose outline crosses itself")
+                XCTAssertTrue(Self.contains(nose, mesh.points[1]) && Self.contains(nose, mesh.points[19]), "\(file): the tip is inside")
+                XCTAssertLessThan(max(eyes.0.y, eyes.1.y), centre(.nose).y, file)
+                XCTAssertLessThan(centre(.nose).y, centre(.outerLips).y, file)
             }
             let outlines = FaceRegion.allCases.filter { $0 != .noseCrest && $0 != .medianLine }
             XCTAssertEqual(Set(outlines.flatMap(\.indices)).count, outlines.map(\.indices.count).reduce(0, +),

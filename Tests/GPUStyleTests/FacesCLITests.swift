@@ -122,7 +122,7 @@ final class FacesCLITests: XCTestCase {
             (["--overlay", "-", photo], "--overlay"),
             (["--overlay", "/tmp/x.png", photo, photo], "--overlay"),
             (["--mask", "leftEye=\(eye)", photo], "--mask"),
-            (["--mask", "nose=\(eye)", "--output", "/tmp/x.png", photo], "--mask"),
+            (["--mask", "hair=\(eye)", "--output", "/tmp/x.png", photo], "--mask"),
             (["--mask", "leftEye", "--output", "/tmp/x.png", photo], "--mask"),
             (["--mask", "leftEye=/nonexistent/eye.png", "--output", "/tmp/x.png", photo], "/nonexistent/eye.png"),
             (["--output", "/tmp/x.png", photo], "--output"),

@@ -314,7 +314,7 @@ final class LiveFacesCLITests: XCTestCase {
     func testFacesIsItsOwnMode() throws {
         for (arguments, message) in [(["--faces", "--digits"], "--digits"), (["--faces", "--classify"], "--classify"),
                                      (["--mask", "leftEye=x.png", "--full-frame"], "--full-frame"), (["--faces", "--cycle", "2s"], "--cycle"),
-                                     (["--mask", "nose=x.png"], "REGION=IMAGE"), (["--faces", "--smoothing", "0,1"], "--smoothing"),
+                                     (["--mask", "hair=x.png"], "REGION=IMAGE"), (["--faces", "--smoothing", "0,1"], "--smoothing"),
                                      (["--smoothing", "1,1"], "--smoothing"), (["--faces", "--font", "x.ttf"], "--font")] {
             let result = try TestProcess.gpustyle(["live"] + arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")

@@ -1,8 +1,13 @@
 import Foundation
 
 /// Several requests on one photo, as Vision's `VNImageRequestHandler.perform([...])`: the photo
-/// is decoded once and each request reads the same `Image`; the networks share one backend
-/// (their plans are lowered once per size and run one after another on it).
+/// is decoded once and each request reads the same `Image`.
+///
+/// The requests run together, in lanes on their own threads: rectangles and digits (which share
+/// one rectangle detector) one after the other in one lane, faces in another, classify in a
+/// third; the CPU kernels' worker pool takes one lane's job at a time and the others run on
+/// their own threads meanwhile, and on Vulkan each lane submits its own command buffers. A
+/// lane's stages must not share a backend (or a detector) with another lane's.
 public final class ImageAnalyzer {
     /// What can be asked for.
     public enum Request: String, CaseIterable, Sendable {
@@ -21,7 +26,7 @@ public final class ImageAnalyzer {
     }
 
     /// Per-request parameters.
-    public struct Options {
+    public struct Options: Sendable {
         public var rectangles = RectangleDetectionOptions()
         public var faces = FaceDetector.Options()
         public var notes = NoteReader.Options()
@@ -46,28 +51,59 @@ public final class ImageAnalyzer {
         self.noteReader = noteReader
     }
 
+    /// The lanes the requests run in: each lane's requests one after another, in the order asked.
+    static func lanes(_ requests: [Request]) -> [[Request]] {
+        let lanes: [[Request]] = [requests.filter { $0 == .rectangles || $0 == .digits }, requests.filter { $0 == .faces },
+                                  requests.filter { $0 == .classify }]
+        return lanes.filter { !$0.isEmpty }
+    }
+
+    /// The results of `requests`; each one's seconds are its own lane's time for it.
     public func analyze(_ image: Image, requests: [Request], options: Options = Options()) throws -> Result {
-        var result = Result()
-        for request in requests {
-            let start = MonotonicClock.seconds()
-            switch request {
-            case .rectangles:
-                result.rectangles = try detector.detect(image, options: options.rectangles)
-            case .faces:
-                guard let faceDetector else { preconditionFailure("faces asked for without a face detector") }
-                let faces = try faceDetector.detect(image, options: options.faces)
-                result.faces = faces
-                result.meshes = try landmarker?.meshes(of: faces, in: image) ?? faces.map { _ in nil }
-            case .classify:
-                guard let classifier else { preconditionFailure("classify asked for without a classifier") }
-                result.classifications = try classifier.classify(image, top: options.top)
-            case .digits:
-                guard let noteReader else { preconditionFailure("digits asked for without a note reader") }
-                result.notes = try noteReader.read(image, options: options.notes)
+        let lanes = Self.lanes(requests)
+        let outcomes = LaneOutcomes(count: lanes.count)
+        let analyzer = UncheckedAnalyzer(self)
+        DispatchQueue.concurrentPerform(iterations: lanes.count) { lane in
+            var partial = Result()
+            do {
+                for request in lanes[lane] { try analyzer.analyzer.run(request, on: image, options: options, into: &partial) }
+                outcomes.set(lane, .success(partial))
+            } catch {
+                outcomes.set(lane, .failure(error))
             }
-            result.seconds[request] = MonotonicClock.seconds() - start
+        }
+        var result = Result()
+        for outcome in outcomes.all {
+            let partial = try outcome.get()
+            result.rectangles = partial.rectangles ?? result.rectangles
+            result.faces = partial.faces ?? result.faces
+            result.meshes = partial.meshes ?? result.meshes
+            result.classifications = partial.classifications ?? result.classifications
+            result.notes = partial.notes ?? result.notes
+            result.seconds.merge(partial.seconds) { $1 }
         }
         return result
+    }
+
+    /// One request, on the calling lane's thread.
+    private func run(_ request: Request, on image: Image, options: Options, into result: inout Result) throws {
+        let start = MonotonicClock.seconds()
+        switch request {
+        case .rectangles:
+            result.rectangles = try detector.detect(image, options: options.rectangles)
+        case .faces:
+            guard let faceDetector else { preconditionFailure("faces asked for without a face detector") }
+            let faces = try faceDetector.detect(image, options: options.faces)
+            result.faces = faces
+            result.meshes = try landmarker?.meshes(of: faces, in: image) ?? faces.map { _ in nil }
+        case .classify:
+            guard let classifier else { preconditionFailure("classify asked for without a classifier") }
+            result.classifications = try classifier.classify(image, top: options.top)
+        case .digits:
+            guard let noteReader else { preconditionFailure("digits asked for without a note reader") }
+            result.notes = try noteReader.read(image, options: options.notes)
+        }
+        result.seconds[request] = MonotonicClock.seconds() - start
     }
 
     /// The photo with every result drawn: rectangles outlined, notes labelled, faces boxed with
@@ -84,4 +120,23 @@ public final class ImageAnalyzer {
         }
         return out
     }
+}
+
+/// The analyzer as the lanes see it: each of its stages is used by one lane only (hence unchecked).
+private final class UncheckedAnalyzer: @unchecked Sendable {
+    let analyzer: ImageAnalyzer
+    init(_ analyzer: ImageAnalyzer) { self.analyzer = analyzer }
+}
+
+/// Each lane's result or error, written once by its lane.
+private final class LaneOutcomes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcomes: [Swift.Result<ImageAnalyzer.Result, Error>?]
+
+    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+
+    func set(_ lane: Int, _ outcome: Swift.Result<ImageAnalyzer.Result, Error>) { lock.withLock { outcomes[lane] = outcome } }
+
+    /// In lane order (the first lane's error is the one thrown).
+    var all: [Swift.Result<ImageAnalyzer.Result, Error>] { lock.withLock { outcomes.map { $0! } } }
 }

@@ -11,11 +11,14 @@
 /// its ends and lip points are in the connection table, and the rest were checked on the
 /// model's own output: on the committed frontal faces every one lies within 0.5 % of the face's
 /// width of the line from forehead to chin (the mesh's points lie 18 % of the width from it, by
-/// median), in order along it (`FaceLandmarkerTests`). Vision's `nose` (the outline) is not given
-/// yet: no outline run for it has been checked. The pupils are the centres of the eye contours
-/// (the 468-point model has no iris).
+/// median), in order along it (`FaceLandmarkerTests`). `nose` is the loop of MediaPipe's nose
+/// connections (FACEMESH_NOSE in its face_mesh_connections.py), checked on the model's output:
+/// on the committed near-frontal faces a simple polygon around the nose tip (points 1 and 19),
+/// its centre between the eyes and 0.56-0.64 of the way from the eye line to the lips; on faces
+/// turned to profile the outline folds over itself in the image, as the nose does. The pupils
+/// are the centres of the eye contours (the 468-point model has no iris).
 public enum FaceRegion: String, CaseIterable, Sendable {
-    case faceContour, leftEye, rightEye, leftEyebrow, rightEyebrow, outerLips, innerLips, leftPupil, rightPupil,
+    case faceContour, leftEye, rightEye, leftEyebrow, rightEyebrow, nose, outerLips, innerLips, leftPupil, rightPupil,
          noseCrest, medianLine
 
     /// Point indices in contour order (empty for the pupils, which are computed).
@@ -41,6 +44,11 @@ public enum FaceRegion: String, CaseIterable, Sendable {
             return [61, 185, 40, 39, 37, 0, 267, 269, 270, 409, 291, 375, 321, 405, 314, 17, 84, 181, 91, 146]
         case .innerLips:
             return [78, 191, 80, 81, 82, 13, 312, 311, 310, 415, 308, 324, 318, 402, 317, 14, 87, 178, 88, 95]
+        // The nose's outline (MediaPipe's FACEMESH_NOSE loop, face_mesh_connections.py): from the
+        // left nostril's base along the bottom to the right one, up the right wing to the tip,
+        // down the left wing back.
+        case .nose:
+            return [98, 97, 2, 326, 327, 294, 278, 344, 440, 275, 4, 45, 220, 115, 48, 64]
         case .leftPupil, .rightPupil:
             return []
         // From between the eyes down the ridge to the tip.

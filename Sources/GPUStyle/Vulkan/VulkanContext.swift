@@ -145,20 +145,23 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         _ = vk.deviceWaitIdle(device)
     }
 
-    /// Submits one command buffer and waits for it on `fence` (which is reset first).
+    /// Submits one command buffer and waits for it on `fence` (which is reset first). Only the
+    /// submission holds the queue's lock: command buffers submitted from several threads (the
+    /// lanes of `ImageAnalyzer`, the live stages) are queued together and each thread waits for
+    /// its own fence.
     func submitAndWait(_ commandBuffer: VkCommandBuffer, fence: VkFence) throws {
-        submitLock.lock()
-        defer { submitLock.unlock() }
-        if injectedFault == .deviceLost { try vkCheck(VK_ERROR_DEVICE_LOST, "vkQueueSubmit") }
         var fenceVar: VkFence? = fence
         try vkCheck(vk.resetFences(device, 1, &fenceVar), "vkResetFences")
-        var buffer: VkCommandBuffer? = commandBuffer
-        try withUnsafePointer(to: &buffer) { buffers in
-            var submit = VkSubmitInfo()
-            submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
-            submit.commandBufferCount = 1
-            submit.pCommandBuffers = buffers
-            try vkCheck(vk.queueSubmit(queue, 1, &submit, fence), "vkQueueSubmit")
+        try submitLock.withLock {
+            if injectedFault == .deviceLost { try vkCheck(VK_ERROR_DEVICE_LOST, "vkQueueSubmit") }
+            var buffer: VkCommandBuffer? = commandBuffer
+            try withUnsafePointer(to: &buffer) { buffers in
+                var submit = VkSubmitInfo()
+                submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+                submit.commandBufferCount = 1
+                submit.pCommandBuffers = buffers
+                try vkCheck(vk.queueSubmit(queue, 1, &submit, fence), "vkQueueSubmit")
+            }
         }
         try vkCheck(vk.waitForFences(device, 1, &fenceVar, VkBool32(VK_TRUE), UInt64.max), "vkWaitForFences")
     }
