@@ -43,6 +43,8 @@ def main():
     p.add_argument("folder")
     p.add_argument("--binary", default=".build/release/gpustyle")
     p.add_argument("--args", default="")
+    p.add_argument("--mesh-gate", action="store_true",
+                   help="score only the faces the landmark model also sees a face in (regions not null)")
     a = p.parse_args()
     truth = json.load(open(os.path.join(a.folder, "truth.json")))
     found = run(a.binary, [os.path.join(a.folder, t["file"]) for t in truth], shlex.split(a.args))
@@ -50,7 +52,7 @@ def main():
     extra = negative_faces = negative_photos = 0
     misses = []
     for t in truth:
-        dets = [d["box"] for d in found.get(t["file"], [])]
+        dets = [d["box"] for d in found.get(t["file"], []) if not a.mesh_gate or d.get("regions") is not None]
         if not t["faces"]:
             negative_photos += 1
             negative_faces += len(dets)

@@ -71,7 +71,7 @@ struct AnalyzeCommand: ParsableCommand {
             let detector = try deviceOptions.makeDetector()
             let faceBackend = needs(.faces) ? try backend() : nil
             let faceDetector = try faceBackend.map { try FaceDetector(backend: $0) }
-            let landmarker = json || overlay != nil ? try faceBackend.map { try FaceLandmarker(backend: $0) } : nil
+            let landmarker = try faceBackend.map { try FaceLandmarker(backend: $0) }
             let classifier = needs(.classify) ? try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend()) : nil
             let noteReader = needs(.digits)
                 ? NoteReader(detector: detector,

@@ -11,11 +11,13 @@ struct FacesCommand: ParsableCommand {
         0.1.0's model) on the CPU path or Vulkan; its anchors are decoded and overlapping boxes \
         suppressed on the host. A pass on the photo enlarged twice finds faces of 20-80 pixels \
         (--enlargement 1 skips it), one on the photo as it is the larger ones, and passes on \
-        copies halved in size faces up to the whole photo. One line per \
+        copies halved in size faces up to the whole photo. Each face is then confirmed by \
+        MediaPipe's face mesh model (it must see a face in the face's crop; --all-detections \
+        skips that). One line per \
         face: its confidence and box (pixels, origin at the top-left); --landmarks adds the eyes, \
         nose and mouth corners (left and right as seen in the image). --json and --overlay \
-        also give MediaPipe's 468-point face mesh of each face and Vision's regions from it \
-        (eyes, eyebrows, lips, the face's oval, pupils); --mask places images over regions. \
+        also give the 468-point face mesh of each face and Vision's regions from it \
+        (eyes, eyebrows, nose, lips, the face's oval, pupils); --mask places images over regions. \
         Exit status 1 when no face is found.
 
         Examples:
@@ -49,6 +51,9 @@ struct FacesCommand: ParsableCommand {
 
     @Option(help: "Write the photo with the --mask images placed to this PNG (one photo only).")
     var output: String?
+
+    @Flag(name: .customLong("all-detections"), help: "Report every face the detector finds, also those the landmark model sees no face in (their regions null). By default a face is reported only when both models see it.")
+    var allDetections = false
 
     @OptionGroup var deviceOptions: DeviceChoiceOptions
 
@@ -100,17 +105,17 @@ struct FacesCommand: ParsableCommand {
         } catch {
             throw CommandFailure(message: "the face detector: \(error)", status: 1)  // the binary's model: not the user's fault
         }
-        let landmarker: FaceLandmarker?
+        let landmarker: FaceLandmarker
         do {
-            landmarker = json || overlay != nil || !masks.isEmpty ? try FaceLandmarker(backend: backend) : nil
+            landmarker = try FaceLandmarker(backend: backend)
         } catch {
             throw CommandFailure(message: "the face landmark model: \(error)", status: 1)
         }
         try BatchFailures.forEach(files) { file in
             let image = try ImageIO.read(path: file, limits: inputOptions.limits)
             let start = MonotonicClock.seconds()
-            let faces = try detector.detect(image, options: options)
-            let meshes = try landmarker?.meshes(of: faces, in: image) ?? []
+            let (faces, meshes) = try landmarker.verified(try detector.detect(image, options: options), in: image,
+                                                         keepUnverified: allDetections)
             if deviceOptions.verbose {
                 printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
             }

@@ -6,6 +6,24 @@ import XCTest
 final class FacesCLITests: XCTestCase {
     var folder: URL { FaceFixtures.root }
 
+    /// A face is reported only when the landmark model also sees one: with the threshold
+    /// lowered to 0.05, the detector also boxes a patch of the astronaut's photo that the mesh
+    /// rejects; --all-detections reports it, with no regions.
+    func testFacesAreConfirmedByTheMesh() throws {
+        let photo = folder.appendingPathComponent("00-astronaut.jpg").path
+        func faces(_ extra: [String]) throws -> [[String: Any]] {
+            let run = try TestProcess.gpustyle(["faces", "--json", "--device", "cpu", "--minimum-confidence", "0.05"] + extra + [photo])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+            return try XCTUnwrap(object["faces"] as? [[String: Any]])
+        }
+        let confirmed = try faces([]), all = try faces(["--all-detections"])
+        XCTAssertEqual(confirmed.count, 1)
+        XCTAssertEqual(all.count, 2)
+        XCTAssertEqual(all.filter { $0["regions"] is NSNull }.count, 1)
+        XCTAssertEqual(confirmed.first?["box"] as? [Double], all.first { !($0["regions"] is NSNull) }?["box"] as? [Double])
+    }
+
     func testTextAndJSON() throws {
         let photo = folder.appendingPathComponent("00-astronaut.jpg").path
         let text = try TestProcess.gpustyle(["faces", "--device", "cpu", "--landmarks", photo])

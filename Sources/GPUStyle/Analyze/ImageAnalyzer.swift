@@ -93,9 +93,10 @@ public final class ImageAnalyzer {
             result.rectangles = try detector.detect(image, options: options.rectangles)
         case .faces:
             guard let faceDetector else { preconditionFailure("faces asked for without a face detector") }
-            let faces = try faceDetector.detect(image, options: options.faces)
-            result.faces = faces
-            result.meshes = try landmarker?.meshes(of: faces, in: image) ?? faces.map { _ in nil }
+            guard let landmarker else { preconditionFailure("faces asked for without a landmark model") }
+            let found = try landmarker.verified(try faceDetector.detect(image, options: options.faces), in: image)
+            result.faces = found.faces
+            result.meshes = found.meshes
         case .classify:
             guard let classifier else { preconditionFailure("classify asked for without a classifier") }
             result.classifications = try classifier.classify(image, top: options.top)
