@@ -123,6 +123,34 @@ final class FaceLandmarkerCPUTests: XCTestCase {
         return inside
     }
 
+    /// The detector's box of a face and a second, smaller box on the same face (as a pass far
+    /// below a very large face gives): both crops show the face, their meshes land on each
+    /// other, the more confident box is kept; a box on no face goes; `keepUnverified` keeps all.
+    func testVerifiedKeepsEachFaceOnce() throws {
+        let landmarker = try FaceLandmarker(backend: CPUBackend(weights: []))
+        let photo = try ImageIO.read(path: FaceFixtures.root.appendingPathComponent("00-astronaut.jpg").path)
+        let face = try XCTUnwrap(try FaceFixtures.photos().photos.first { $0.file == "00-astronaut.jpg" }?.faces.first)
+        var inner = face
+        inner.confidence = 0.95
+        inner.x += 0.15 * face.width
+        inner.y += 0.2 * face.height
+        inner.width *= 0.75
+        inner.height *= 0.7
+        var elsewhere = face
+        elsewhere.confidence = 0.9
+        elsewhere.x = 400
+        elsewhere.y = 400
+        let all = [inner, face, elsewhere]
+        let meshes = try landmarker.meshes(of: all, in: photo)
+        XCTAssertNotNil(meshes[0], "the inner box's crop shows the face")
+        XCTAssertGreaterThan(meshes[0]!.overlap(meshes[1]!), FaceMesh.sameFaceOverlap)
+        XCTAssertNil(meshes[2], "nothing like a face at the bottom right")
+        let verified = try landmarker.verified(all, in: photo)
+        XCTAssertEqual(verified.faces, [face])
+        XCTAssertEqual(verified.meshes.count, 1)
+        XCTAssertEqual(try landmarker.verified(all, in: photo, keepUnverified: true).faces, all)
+    }
+
     func testRegionsAreWhereTheirNamesSay() throws {
         let landmarker = try FaceLandmarker(backend: CPUBackend(weights: []))
         let photos = try FaceFixtures.photos().photos

@@ -28,7 +28,7 @@ public struct LiveFacesOptions: Sendable {
     public var maximumFaces = 4
     /// Two followed faces whose boxes overlap more than this (intersection over union) are the
     /// same face: the younger goes.
-    public var duplicateOverlap = 0.5
+    public var duplicateOverlap = FaceMesh.sameFaceOverlap
     /// The 1€ filter on each mesh point, the speed in face sizes per second
     /// (`smoothingParameters`' comment carries the measurements); nil: the raw points.
     public var smoothing: OneEuroFilter.Parameters? = LiveFacesOptions.smoothingParameters
