@@ -15,12 +15,12 @@ struct ProfileCommand: ParsableCommand {
     )
 
     enum Paths: String, ExpressibleByArgument { case all, cpu, gpu }
-    enum Network: String, ExpressibleByArgument { case style, classify }
+    enum Network: String, ExpressibleByArgument { case style, classify, faces, mesh }
 
     @Option(help: "Which paths to profile: all, cpu or gpu.")
     var device: Paths = .all
 
-    @Option(help: "Which network: style (the 26-style network at --size) or classify (the built-in MobileNetV2 at 224x224).")
+    @Option(help: "Which network: style (the 26-style network at --size), classify (the built-in MobileNetV2 at 224x224), faces (the RetinaFace face detector, one pass at --size rounded up to multiples of 32) or mesh (the 468-point face landmark model at 192x192).")
     var network: Network = .style
 
     @Option(help: "Input size WxH (rounded up to multiples of 4).")
@@ -88,6 +88,16 @@ struct ProfileCommand: ParsableCommand {
             let classifier = try ClassifierPlan.builtin()
             plan = classifier.plan
             inputs = [.input: classifier.input]
+            parameters = []
+        case .faces, .mesh:
+            // A photo-like input in [0, 1] (the detector's normalisation is outside its graph:
+            // the value range does not change the work).
+            let (w, h) = network == .faces ? try parsedSize() : (FaceLandmarker.side, FaceLandmarker.side)
+            let side = network == .faces ? 32 : 1
+            let shape = NetworkGraph.Shape(channels: 3, height: (h + side - 1) / side * side, width: (w + side - 1) / side * side)
+            let graph = try ModelLibrary.builtin(network == .faces ? FaceDetector.builtInModel : FaceLandmarker.builtInModel).graph
+            plan = try GraphLowering.lower(graph, input: shape)
+            inputs = [.input: BenchInput.image(width: shape.width, height: shape.height).rgb]
             parameters = []
         }
         var reports: [ProfileReport] = []

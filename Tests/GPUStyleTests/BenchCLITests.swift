@@ -48,6 +48,16 @@ final class BenchCLITests: XCTestCase {
         let steps = try XCTUnwrap(report["steps"] as? [[String: Any]])
         XCTAssertEqual(steps.count, 22, "MobileNetV2's lowered plan, one row per step: the stem, 17 blocks, the head")
         XCTAssertEqual(steps.filter { ($0["kind"] as? String)?.hasPrefix("inverted_residual 3x3") == true }.count, 17)
+
+        // The face networks: the detector at a size rounded up to multiples of 32, the mesh at 192.
+        for (arguments, size) in [(["--network", "faces", "--size", "100x70"], "128x96"), (["--network", "mesh"], "192x192")] {
+            let run = try TestProcess.gpustyle(["profile", "--device", "cpu", "--runs", "1", "--skip-limits", "--json"] + arguments)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let report = try XCTUnwrap(((try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])?["reports"]
+                                        as? [[String: Any]])?.first)
+            XCTAssertEqual(report["size"] as? String, size)
+            XCTAssertGreaterThan((report["steps"] as? [[String: Any]])?.count ?? 0, 40)
+        }
     }
 
     func testNoNetworkWithNoRectanglesIsAUsageError() throws {
