@@ -65,8 +65,13 @@ public final class ImageAnalyzer {
         let analyzer = UncheckedAnalyzer(self)
         DispatchQueue.concurrentPerform(iterations: lanes.count) { lane in
             var partial = Result()
+            // Rectangles and digits in one lane share the detector's edge stage on the photo.
+            let sharing = lanes[lane].contains(.rectangles) && lanes[lane].contains(.digits)
+            var edges: RectangleDetector.Edges?
             do {
-                for request in lanes[lane] { try analyzer.analyzer.run(request, on: image, options: options, into: &partial) }
+                for request in lanes[lane] {
+                    try analyzer.analyzer.run(request, on: image, options: options, shareEdges: sharing, edges: &edges, into: &partial)
+                }
                 outcomes.set(lane, .success(partial))
             } catch {
                 outcomes.set(lane, .failure(error))
@@ -86,11 +91,15 @@ public final class ImageAnalyzer {
     }
 
     /// One request, on the calling lane's thread.
-    private func run(_ request: Request, on image: Image, options: Options, into result: inout Result) throws {
+    /// With `shareEdges`, the rectangle detector's edges of the photo are made by the first
+    /// request that needs them and kept in `edges` for the next.
+    private func run(_ request: Request, on image: Image, options: Options, shareEdges: Bool, edges: inout RectangleDetector.Edges?,
+                     into result: inout Result) throws {
         let start = MonotonicClock.seconds()
+        if shareEdges, edges == nil, request == .rectangles || request == .digits { edges = try detector.edges(of: image) }
         switch request {
         case .rectangles:
-            result.rectangles = try detector.detect(image, options: options.rectangles)
+            result.rectangles = try detector.detect(image, edges: edges, options: options.rectangles)
         case .faces:
             guard let faceDetector else { preconditionFailure("faces asked for without a face detector") }
             guard let landmarker else { preconditionFailure("faces asked for without a landmark model") }
@@ -102,7 +111,7 @@ public final class ImageAnalyzer {
             result.classifications = try classifier.classify(image, top: options.top)
         case .digits:
             guard let noteReader else { preconditionFailure("digits asked for without a note reader") }
-            result.notes = try noteReader.read(image, options: options.notes)
+            result.notes = try noteReader.read(image, edges: edges, options: options.notes)
         }
         result.seconds[request] = MonotonicClock.seconds() - start
     }

@@ -111,11 +111,12 @@ public final class NoteReader {
         self.classifier = classifier
     }
 
-    /// Every note found in `image`, best detection first.
-    public func read(_ image: Image, options: Options = Options()) throws -> [NoteReading] {
+    /// Every note found in `image`, best detection first. `edges`, if given, must be the
+    /// detector's `edges(of: image)`.
+    public func read(_ image: Image, edges: RectangleDetector.Edges? = nil, options: Options = Options()) throws -> [NoteReading] {
         var detection = options.detection
         detection.maximumObservations = 0
-        let detected = try detector.detect(image, options: detection).map(\.quad)
+        let detected = try detector.detect(image, edges: edges, options: detection).map(\.quad)
         let regions = options.plainRegions ? NoteRegions.candidates(image, options: detection) : []
         var notes: [NoteReading] = []
         for quad in detected + regions {

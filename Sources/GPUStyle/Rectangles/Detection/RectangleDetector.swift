@@ -40,9 +40,25 @@ public final class RectangleDetector {
         try check(options.maximumObservations >= 0, "--maximum-observations must be 0 (all) or more")
     }
 
+    /// The edge stage's output for one photo (the downscaled channels' edges): given to
+    /// `detect(_:edges:options:)`, and through `NoteReader.read`, it lets several detections in
+    /// the same photo share it (`ImageAnalyzer`: the rectangles request and the note finder).
+    public struct Edges: Sendable {
+        let map: EdgeMap
+        let width: Int
+        let height: Int
+    }
+
+    /// The edge stage on `image`.
+    public func edges(of image: Image) throws -> Edges {
+        Edges(map: try edgeStage.run(image), width: image.width, height: image.height)
+    }
+
     /// Observations sorted by confidence, best first, at most `options.maximumObservations`.
-    public func detect(_ image: Image, options: RectangleDetectionOptions = RectangleDetectionOptions()) throws -> [RectangleObservation] {
-        try run(image, options: options, tracing: false).observations
+    /// `edges`, if given, must be `edges(of: image)`.
+    public func detect(_ image: Image, edges: Edges? = nil,
+                       options: RectangleDetectionOptions = RectangleDetectionOptions()) throws -> [RectangleObservation] {
+        try run(image, edges: edges, options: options, tracing: false).observations
     }
 
     /// `detect`, and what the detector saw on the way (`DetectionTrace`).
@@ -52,11 +68,12 @@ public final class RectangleDetector {
         return (observations, trace ?? DetectionTrace())
     }
 
-    func run(_ image: Image, options: RectangleDetectionOptions, tracing: Bool) throws
+    func run(_ image: Image, edges: Edges? = nil, options: RectangleDetectionOptions, tracing: Bool) throws
         -> (observations: [RectangleObservation], trace: DetectionTrace?) {
         try RectangleDetector.validate(options)
         guard image.width >= 16, image.height >= 16 else { return ([], nil) }
-        let map = try edgeStage.run(image)
+        precondition(edges.map { $0.width == image.width && $0.height == image.height } ?? true, "edges of another photo")
+        let map = try edges?.map ?? edgeStage.run(image)
         let shortSide = Double(min(map.width, map.height))
         let groups = DetectLines.groups(map, minimumVotes: DetectLines.minimumVotes(map, options: options))
         let groupLines = groups.members.map { members in members.map { groups.lines[$0] } }
