@@ -99,9 +99,6 @@ public final class LiveClassification {
     private var labelled = 0
     private var stageError: String?
 
-    public struct StageError: Error, CustomStringConvertible {
-        public let description: String
-    }
 
     /// `classify` returns the classes of an image, most likely first; it runs on the stage's
     /// thread only, after the frame's conversion to RGB (the CPU kernel, `YUVConversion`: off
@@ -131,7 +128,7 @@ public final class LiveClassification {
     /// Frame `index` at video time `time` (seconds): hands it to the classifier if due, and
     /// draws the newest verified result on it.
     public func process(_ frame: YUVFrame, index: Int, time: Double, fullRange: Bool) throws -> (frame: YUVFrame, report: LiveLabelReport) {
-        if let stageError { throw StageError(description: "classify: \(stageError)") }
+        if let stageError { throw LiveStageError(description: "classify: \(stageError)") }
         take()
         let signature = SceneSignature(frame)
         // A millisecond of slack: at 30 fps, frame 3's time (3 / 30) is a hair under 0.1.
@@ -145,7 +142,7 @@ public final class LiveClassification {
                 take()
             }
         }
-        if let stageError { throw StageError(description: "classify: \(stageError)") }
+        if let stageError { throw LiveStageError(description: "classify: \(stageError)") }
         var report = LiveLabelReport(index: index)
         guard let newest else {
             report.omission = .noResult

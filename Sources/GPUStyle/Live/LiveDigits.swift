@@ -149,9 +149,6 @@ public final class LiveDigits {
     private var labelled = 0
     private var stageError: String?
 
-    public struct StageError: Error, CustomStringConvertible {
-        public let description: String
-    }
 
     /// `read` finds the notes of an image; it runs on the stage's thread only, after the
     /// frame's conversion to RGB.
@@ -180,7 +177,7 @@ public final class LiveDigits {
     /// Frame `index` at video time `time` (seconds): tracks the notes into it, takes a finished
     /// reading, hands the frame to the reader if due, and draws the confirmed notes.
     public func process(_ frame: YUVFrame, index: Int, time: Double, fullRange: Bool) throws -> (frame: YUVFrame, report: LiveDigitsReport) {
-        if let stageError { throw StageError(description: "digits: \(stageError)") }
+        if let stageError { throw LiveStageError(description: "digits: \(stageError)") }
         var report = LiveDigitsReport(index: index)
         let grey = Self.grey(frame)
         let signature = SceneSignature(frame)
@@ -210,7 +207,7 @@ public final class LiveDigits {
                 take(grey, index: index, report: &report)
             }
         }
-        if let stageError { throw StageError(description: "digits: \(stageError)") }
+        if let stageError { throw LiveStageError(description: "digits: \(stageError)") }
         tracks.removeAll { time - $0.confirmedAt > options.maximumAge || time < $0.confirmedAt }
         guard !tracks.isEmpty else { return (frame, report) }
         var out = frame

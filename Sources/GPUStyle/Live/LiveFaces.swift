@@ -154,9 +154,6 @@ public final class LiveFaces {
     private var meshTimes: [Double] = []
     private var stageError: String?
 
-    public struct StageError: Error, CustomStringConvertible {
-        public let description: String
-    }
 
     /// `detect` finds the faces of an image (on the stage's thread only); `landmarker` runs on
     /// the caller's thread, every frame.
@@ -184,7 +181,7 @@ public final class LiveFaces {
     /// Frame `index` at video time `time` (seconds): follows the faces into it, takes a finished
     /// detection, hands the frame to the detector if due, and draws the verified faces.
     public func process(_ frame: YUVFrame, index: Int, time: Double, fullRange: Bool) throws -> (frame: YUVFrame, report: LiveFacesReport) {
-        if let stageError { throw StageError(description: "faces: \(stageError)") }
+        if let stageError { throw LiveStageError(description: "faces: \(stageError)") }
         var report = LiveFacesReport(index: index)
         let image = YUVConversion.image(from: frame, fullRange: fullRange)
         let start = MonotonicClock.seconds()
@@ -205,7 +202,7 @@ public final class LiveFaces {
             }
         }
         if !tracks.isEmpty { meshTimes.append(MonotonicClock.seconds() - start) }
-        if let stageError { throw StageError(description: "faces: \(stageError)") }
+        if let stageError { throw LiveStageError(description: "faces: \(stageError)") }
         let before = tracks.count
         tracks.removeAll { time - $0.confirmedAt > options.confirmationTimeout || time < $0.confirmedAt }
         report.lost += before - tracks.count

@@ -73,9 +73,6 @@ public final class LivePipeline {
     /// The first failure of a stage (a GPU that died with no fallback): reported by `process`.
     private var stageError: String?
 
-    public struct StageError: Error, CustomStringConvertible {
-        public let description: String
-    }
 
     /// `tracker` follows the picture, `carrier` carries detections to the current frame, `scene`
     /// follows the whole scene while the picture is out of view (`CoastingQuad`).
@@ -98,11 +95,11 @@ public final class LivePipeline {
 
     /// Processes frame `index` at video time `time` (seconds) and returns the frame to show.
     public func process(_ frame: Image, index: Int, time: Double) throws -> (image: Image, report: LiveFrameReport) {
-        if let error = stageError { throw StageError(description: error) }
+        if let error = stageError { throw LiveStageError(description: error) }
         let step = options.step(at: time)
         if let outcome = stylization.take() {
             if let image = outcome.image { overlay.receive(image, step: outcome.step, at: time) }
-            if let error = outcome.error { throw StageError(description: "stylize: \(error)") }
+            if let error = outcome.error { throw LiveStageError(description: "stylize: \(error)") }
         }
         if options.fullFrame {
             stylization.submit(StylizeJob(frame: frame, quad: nil, mix: options.mix(forStep: step), step: step))
