@@ -192,6 +192,8 @@ public final class LiveFaces {
         }
         tracks = followed
         try take(image, index: index, time: time, report: &report)
+        // The meshes' time (a lockstep wait for the detector below is not theirs).
+        if !tracks.isEmpty { meshTimes.append(MonotonicClock.seconds() - start) }
         let interval = tracks.isEmpty ? options.searchInterval : options.detectionInterval
         // A millisecond of slack: at 30 fps, frame 3's time (3 / 30) is a hair under 0.1.
         if time - lastStart >= interval - 0.001 {
@@ -201,7 +203,6 @@ public final class LiveFaces {
                 try take(image, index: index, time: time, report: &report)
             }
         }
-        if !tracks.isEmpty { meshTimes.append(MonotonicClock.seconds() - start) }
         if let stageError { throw LiveStageError(description: "faces: \(stageError)") }
         let before = tracks.count
         tracks.removeAll { time - $0.confirmedAt > options.confirmationTimeout || time < $0.confirmedAt }
