@@ -36,10 +36,9 @@ struct ClassifyCommand: ParsableCommand {
     var inputs: [String]
 
     func validate() throws {
-        guard !inputs.isEmpty else { throw ValidationError("give a photo, a folder or -") }
+        try InputFiles.validate(inputs)
         guard top >= 1 else { throw ValidationError("--top must be at least 1") }
         if labels != nil && model == nil { throw ValidationError("--labels names the classes of --model; the built-in model has its own") }
-        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once") }
     }
 
     func run() throws {
@@ -90,6 +89,12 @@ enum ClassifierSetup {
 
 /// Command-line inputs as files: a folder stands for its PNG and JPEG files (sorted by name).
 enum InputFiles {
+    /// The photo arguments of `classify`, `digits` and `faces`: at least one, stdin (-) at most once.
+    static func validate(_ inputs: [String]) throws {
+        guard !inputs.isEmpty else { throw ValidationError("give a photo, a folder or -") }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once") }
+    }
+
     static func expand(_ path: String) throws -> [String] {
         guard path != "-", FileManager.default.isDirectory(path) else { return [path] }
         let files: [String]

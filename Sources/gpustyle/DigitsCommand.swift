@@ -78,8 +78,7 @@ struct DigitsCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard !inputs.isEmpty else { throw ValidationError("give a photo, a folder or -") }
-        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once") }
+        try InputFiles.validate(inputs)
         guard minimumConfidence.isFinite, (0...1).contains(minimumConfidence) else {
             throw ValidationError("--minimum-confidence must be between 0 and 1")
         }
