@@ -39,14 +39,9 @@ public struct FaceCrop: Sendable, Equatable {
     /// face without the detector (face_landmarks_to_roi): the points' bounding box's centre,
     /// 1.5 times its longer side, the angle of the line between the eyes' outer corners.
     public init(mesh: FaceMesh, scale: Double = FaceCrop.scale) {
-        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
-        for p in mesh.points {
-            x0 = min(x0, p.x); x1 = max(x1, p.x)
-            y0 = min(y0, p.y); y1 = max(y1, p.y)
-        }
+        let box = mesh.bounds
         let a = mesh.points[Self.trackingEyeCorners.start], b = mesh.points[Self.trackingEyeCorners.end]
-        self.init(centre: Point(x: (x0 + x1) / 2, y: (y0 + y1) / 2), side: max(x1 - x0, y1 - y0) * scale,
-                  rotation: atan2(b.y - a.y, b.x - a.x))
+        self.init(centre: box.centre, side: max(box.width, box.height) * scale, rotation: atan2(b.y - a.y, b.x - a.x))
     }
 
     /// The photo point at crop point (u, v), in crop pixels of a `size`-pixel crop.

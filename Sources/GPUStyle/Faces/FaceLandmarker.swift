@@ -119,23 +119,10 @@ public struct FaceMesh: Sendable, Equatable {
     public static let sameFaceOverlap = 0.5
 
     /// The points' bounding box.
-    public var bounds: (x0: Double, y0: Double, x1: Double, y1: Double) {
-        var b = (x0: Double.infinity, y0: Double.infinity, x1: -Double.infinity, y1: -Double.infinity)
-        for p in points {
-            b.x0 = min(b.x0, p.x); b.x1 = max(b.x1, p.x)
-            b.y0 = min(b.y0, p.y); b.y1 = max(b.y1, p.y)
-        }
-        return b
-    }
+    public var bounds: BoundingBox { BoundingBox(points) }
 
     /// Intersection over union of the two meshes' bounding boxes.
-    public func overlap(_ other: FaceMesh) -> Double {
-        let a = bounds, b = other.bounds
-        let w = min(a.x1, b.x1) - max(a.x0, b.x0), h = min(a.y1, b.y1) - max(a.y0, b.y0)
-        guard w > 0, h > 0 else { return 0 }
-        let union = (a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - w * h
-        return w * h / union
-    }
+    public func overlap(_ other: FaceMesh) -> Double { bounds.overlap(other.bounds) }
 
     /// The points of a region, in `FaceRegion.indices` order.
     public func points(of region: FaceRegion) -> [Point] {

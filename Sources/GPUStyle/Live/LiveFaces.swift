@@ -118,34 +118,8 @@ public final class LiveFaces {
         /// This frame's smoothed mesh (what is drawn).
         var mesh: FaceMesh
         /// This frame's raw mesh's box: matched against detections.
-        var box: Box
+        var box: BoundingBox
         var confirmedAt: Double
-    }
-
-    struct Box {
-        var x0, y0, x1, y1: Double
-
-        init(_ points: [Point]) {
-            x0 = .infinity; y0 = .infinity; x1 = -.infinity; y1 = -.infinity
-            for p in points {
-                x0 = min(x0, p.x); x1 = max(x1, p.x)
-                y0 = min(y0, p.y); y1 = max(y1, p.y)
-            }
-        }
-
-        init(_ face: Face) {
-            x0 = face.x; y0 = face.y; x1 = face.x + face.width; y1 = face.y + face.height
-        }
-
-        var centre: Point { Point(x: (x0 + x1) / 2, y: (y0 + y1) / 2) }
-        var area: Double { max(0, x1 - x0) * max(0, y1 - y0) }
-        func contains(_ p: Point) -> Bool { p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1 }
-
-        func overlap(_ other: Box) -> Double {
-            let w = min(x1, other.x1) - max(x0, other.x0), h = min(y1, other.y1) - max(y0, other.y0)
-            guard w > 0, h > 0 else { return 0 }
-            return w * h / (area + other.area - w * h)
-        }
     }
 
     private var tracks: [Track] = []
@@ -211,8 +185,8 @@ public final class LiveFaces {
         report.faces = tracks.map { track in
             var placements: [FaceRegion: FaceMasking.Placement] = [:]
             for region in FaceRegion.allCases { placements[region] = FaceMasking.placement(of: region, in: track.mesh) }
-            let box = Box(track.mesh.points)
-            return .init(id: track.id, confidence: track.mesh.confidence, box: (box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0),
+            let box = track.mesh.bounds
+            return .init(id: track.id, confidence: track.mesh.confidence, box: (box.x0, box.y0, box.width, box.height),
                          placements: placements, age: time - track.confirmedAt)
         }
         return (draw(on: frame, image: image, fullRange: fullRange), report)
@@ -223,7 +197,7 @@ public final class LiveFaces {
         let raw = try landmarker.mesh(in: track.crop, of: image)
         guard raw.confidence >= options.minimumFaceProbability else { return false }
         track.crop = FaceCrop(mesh: raw)
-        track.box = Box(raw.points)
+        track.box = raw.bounds
         var smoothed = raw
         if track.filter != nil { smoothed.points = track.filter!.filter(raw.points, at: time, scale: Self.size(of: track.box)) }
         track.mesh = smoothed
@@ -231,7 +205,7 @@ public final class LiveFaces {
     }
 
     /// The size the filter's speed is measured in: the face box's longer side.
-    static func size(of box: Box) -> Double { max(1, max(box.x1 - box.x0, box.y1 - box.y0)) }
+    static func size(of box: BoundingBox) -> Double { max(1, max(box.width, box.height)) }
 
     /// Takes a finished detection, if any: it confirms the followed faces it sees and starts
     /// following the others (their mesh taken on this frame, from the detection's crop).
@@ -244,7 +218,7 @@ public final class LiveFaces {
         guard outcome.index <= index else { return }
         report.detectionIndex = outcome.index
         for face in outcome.faces.sorted(by: { $0.confidence > $1.confidence }) {
-            let box = Box(face)
+            let box = BoundingBox(face)
             // The detection is from an older frame: the same face if either box's centre lies
             // in the other (a face moves a fraction of its size in a few hundred ms).
             if let slot = tracks.indices.first(where: { tracks[$0].box.contains(box.centre) || box.contains(tracks[$0].box.centre) }) {
@@ -273,7 +247,7 @@ public final class LiveFaces {
         func shifted(_ points: [Point]) -> [Point] { points.map { Point(x: $0.x - 0.5, y: $0.y - 0.5) } }
         var lines: [(points: [Point], closed: Bool)] = []
         for track in tracks {
-            let box = Box(track.mesh.points)
+            let box = track.mesh.bounds
             lines.append((shifted([Point(x: box.x0, y: box.y0), Point(x: box.x1, y: box.y0), Point(x: box.x1, y: box.y1),
                                    Point(x: box.x0, y: box.y1)]), true))
             for region in FaceRegion.allCases where region.pupilOf == nil && region != .noseCrest {
