@@ -51,10 +51,10 @@ public struct LiveFacesOptions: Sendable {
     public init() {}
 }
 
-/// A frame given to the detection stage.
+/// A frame given to the detection stage, already in RGB (the frame loop converts every frame
+/// for the mesh; the stage takes that image, not the frame to convert again).
 public struct FaceDetectionJob: Sendable {
-    let frame: YUVFrame
-    let fullRange: Bool
+    let image: Image
     let index: Int
     let time: Double
 }
@@ -137,8 +137,7 @@ public final class LiveFaces {
         self.landmarker = landmarker
         stage = AsyncStage(name: "faces") { job in
             do {
-                let image = YUVConversion.image(from: job.frame, fullRange: job.fullRange)
-                return FaceDetectionOutcome(index: job.index, time: job.time, faces: try detect(image), error: nil)
+                return FaceDetectionOutcome(index: job.index, time: job.time, faces: try detect(job.image), error: nil)
             } catch {
                 return FaceDetectionOutcome(index: job.index, time: job.time, faces: [], error: "\(error)")
             }
@@ -171,7 +170,7 @@ public final class LiveFaces {
         let interval = tracks.isEmpty ? options.searchInterval : options.detectionInterval
         // A millisecond of slack: at 30 fps, frame 3's time (3 / 30) is a hair under 0.1.
         if time - lastStart >= interval - 0.001 {
-            if stage.submit(FaceDetectionJob(frame: frame, fullRange: fullRange, index: index, time: time)) { lastStart = time }
+            if stage.submit(FaceDetectionJob(image: image, index: index, time: time)) { lastStart = time }
             if options.lockstep {
                 stage.waitUntilIdle()
                 try take(image, index: index, time: time, report: &report)
