@@ -8,16 +8,17 @@
 #include "cimageshims.h"
 #include "rows.h"
 #include "stream.h"
+#include "util.h"
 
 struct gps_png_decoder;
 struct gps_jpeg_decoder;
 
-struct gps_png_decoder *gps_png_create(gps_stream *stream, const gps_sample_table *table);
+struct gps_png_decoder *gps_png_create(gps_stream *stream, const gps_sample_table *table, gps_warnings *warnings);
 int gps_png_read_header(struct gps_png_decoder *decoder, gps_image_header *header, gps_decode_error *error);
 int gps_png_read_pixels(struct gps_png_decoder *decoder, float *rgb, float *alpha, gps_decode_error *error);
 void gps_png_destroy(struct gps_png_decoder *decoder);
 
-struct gps_jpeg_decoder *gps_jpeg_create(gps_stream *stream, const gps_sample_table *table);
+struct gps_jpeg_decoder *gps_jpeg_create(gps_stream *stream, const gps_sample_table *table, gps_warnings *warnings);
 int gps_jpeg_read_header(struct gps_jpeg_decoder *decoder, gps_image_header *header, gps_decode_error *error);
 int gps_jpeg_read_pixels(struct gps_jpeg_decoder *decoder, float *rgb, float *alpha, gps_decode_error *error);
 void gps_jpeg_destroy(struct gps_jpeg_decoder *decoder);

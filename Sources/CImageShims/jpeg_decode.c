@@ -10,6 +10,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+#include "color.h"
 #include "decoders.h"
 #include "util.h"
 
@@ -29,6 +30,9 @@ struct gps_jpeg_decoder {
     int cmyk;
     uint8_t *row;      // one decoded row (CMYK: 4 samples a pixel)
     uint8_t *rgb_row;  // CMYK only: the row converted to RGB
+    uint8_t *icc;      // the ICC profile gathered from APP2 segments (malloc'd by libjpeg)
+    gps_color *color;  // NULL: the samples are sRGB already (or plain CMYK, see cmyk_to_rgb)
+    gps_warnings *warnings;
     char *message;
     size_t message_size;
 };
@@ -44,11 +48,19 @@ static void on_error(j_common_ptr common) {
 // libjpeg reports damaged data as warnings (level -1) and goes on: a file cut short becomes
 // grey ("Premature end of JPEG file"), garbage in the entropy data becomes blocks of noise
 // ("Corrupt JPEG data: ..."), and the decode reports success. Every warning is fatal here
-// except two about metadata versions that do not touch the pixels. Levels >= 0 are traces.
+// except three about metadata that do not touch the pixels (kept for --verbose): JFIF and Adobe
+// versions, and a malformed ICC profile set (the profile is then not used). Levels >= 0 are
+// traces.
 static void on_message(j_common_ptr common, int level) {
     if (level >= 0) return;
     int code = common->err->msg_code;
-    if (code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM) return;
+    if (code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM || code == JWRN_BOGUS_ICC) {
+        struct gps_jpeg_decoder *d = (struct gps_jpeg_decoder *)common->err;
+        char text[JMSG_LENGTH_MAX];
+        common->err->format_message(common, text);
+        gps_warn(d->warnings, text);
+        return;
+    }
     on_error(common);
 }
 
@@ -85,10 +97,11 @@ static void skip_input_data(j_decompress_ptr info, long count) {
 
 static void term_source(j_decompress_ptr info) { (void)info; }
 
-struct gps_jpeg_decoder *gps_jpeg_create(gps_stream *stream, const gps_sample_table *table) {
+struct gps_jpeg_decoder *gps_jpeg_create(gps_stream *stream, const gps_sample_table *table, gps_warnings *warnings) {
     struct gps_jpeg_decoder *d = calloc(1, sizeof *d);
     if (d == NULL) return NULL;
     d->table = table;
+    d->warnings = warnings;
     d->source.stream = stream;
     d->source.pub.init_source = init_source;
     d->source.pub.fill_input_buffer = fill_input_buffer;
@@ -128,6 +141,7 @@ int gps_jpeg_read_header(struct gps_jpeg_decoder *d, gps_image_header *header, g
     d->created = 1;
     d->info.src = &d->source.pub;
     jpeg_save_markers(&d->info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&d->info, JPEG_APP0 + 2, 0xFFFF);  // ICC_PROFILE, possibly in several parts
     // Reads up to the first SOS: the size is known, nothing image-sized is allocated yet.
     jpeg_read_header(&d->info, TRUE);
     header->width = d->info.image_width;
@@ -135,19 +149,34 @@ int gps_jpeg_read_header(struct gps_jpeg_decoder *d, gps_image_header *header, g
     if (header->width == 0 || header->height == 0) return GPS_ERR_EMPTY;
     find_exif(&d->info, header);
 
+    gps_row_kind kind = GPS_ROWS_RGB;
     switch (d->info.jpeg_color_space) {
     case JCS_GRAYSCALE:
         d->info.out_color_space = JCS_GRAYSCALE;
+        kind = GPS_ROWS_GRAY;
         break;
     case JCS_CMYK:
     case JCS_YCCK:
         d->info.out_color_space = JCS_CMYK;
         d->cmyk = 1;
+        // Adobe's writers store CMYK inverted (255 = no ink); libjpeg hands the samples over
+        // as stored.
+        kind = d->info.saw_Adobe_marker ? GPS_ROWS_CMYK_INVERTED : GPS_ROWS_CMYK;
         break;
     default:
         d->info.out_color_space = JCS_RGB;
         break;
     }
+    // Reassembles the ICC_PROFILE APP2 chunks by their sequence numbers; a malformed set gives
+    // FALSE and a JWRN_BOGUS_ICC warning (not fatal: on_message).
+    JOCTET *icc = NULL;
+    unsigned int icc_size = 0;
+    if (jpeg_read_icc_profile(&d->info, &icc, &icc_size) && icc != NULL) {
+        d->icc = icc;
+        header->icc = icc;
+        header->icc_size = icc_size;
+    }
+    d->color = gps_color_create(header, kind, 0, 8, d->warnings);
     return GPS_OK;
 }
 
@@ -191,12 +220,18 @@ int gps_jpeg_read_pixels(struct gps_jpeg_decoder *d, float *rgb, float *alpha, g
             return GPS_ERR_CORRUPT;
         }
         const uint8_t *row = d->row;
-        if (d->cmyk) {
+        uint32_t channels = samples;
+        if (d->color != NULL) {
+            // Through the profile: CMYK and gray become RGB too.
+            row = gps_color_apply(d->color, d->row, width);
+            if (row == NULL) return GPS_ERR_NO_MEMORY;
+            channels = gps_color_channels(d->color, samples);
+        } else if (d->cmyk) {
             cmyk_to_rgb(d->row, d->rgb_row, width, info->saw_Adobe_marker);
             row = d->rgb_row;
+            channels = 3;
         }
-        gps_row_to_planes(row, width, d->cmyk ? 3 : samples, 8, d->table,
-                          gps_row_in_planes(rgb, NULL, width, height, y));
+        gps_row_to_planes(row, width, channels, 8, d->table, gps_row_in_planes(rgb, NULL, width, height, y));
     }
     // Reads to EOI, so damage after the last row is reported too.
     jpeg_finish_decompress(info);
@@ -206,6 +241,8 @@ int gps_jpeg_read_pixels(struct gps_jpeg_decoder *d, float *rgb, float *alpha, g
 void gps_jpeg_destroy(struct gps_jpeg_decoder *d) {
     if (d == NULL) return;
     if (d->created) jpeg_destroy_decompress(&d->info);
+    gps_color_destroy(d->color);
+    free(d->icc);
     free(d->row);
     free(d->rgb_row);
     free(d);

@@ -2,6 +2,7 @@
 
 #include <png.h>
 
+#include "color.h"
 #include "decoders.h"
 #include "png_errors.h"
 #include "util.h"
@@ -16,6 +17,8 @@ struct gps_png_decoder {
     uint8_t *pixels;  // one row, or the whole image for interlaced files
     png_bytep *rows;
     gps_message_buffer message;
+    gps_warnings *warnings;
+    gps_color *color;  // NULL: the samples are sRGB already
 };
 
 static void read_bytes(png_structp png, png_bytep destination, size_t length) {
@@ -25,11 +28,13 @@ static void read_bytes(png_structp png, png_bytep destination, size_t length) {
     }
 }
 
-struct gps_png_decoder *gps_png_create(gps_stream *stream, const gps_sample_table *table) {
+struct gps_png_decoder *gps_png_create(gps_stream *stream, const gps_sample_table *table, gps_warnings *warnings) {
     struct gps_png_decoder *d = calloc(1, sizeof *d);
     if (d == NULL) return NULL;
     d->stream = stream;
     d->table = table;
+    d->warnings = warnings;
+    d->message.warnings = warnings;
     d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d->message, gps_png_on_error, gps_png_on_warning);
     if (d->png != NULL) d->info = png_create_info_struct(d->png);
     if (d->info == NULL) {
@@ -51,8 +56,31 @@ static int has_zero_size(struct gps_png_decoder *d, gps_image_header *header) {
     return header->width == 0 || header->height == 0;
 }
 
+// The embedded ICC profile and EXIF block, when they come before the pixels (libpng keeps
+// both in `info`, so the pointers stay valid until destroy). An sRGB chunk wins over iCCP, as
+// the PNG specification asks of decoders that know sRGB. An eXIf after the image data is not
+// seen: PNG 3 puts it before IDAT, and so do the encoders we know of.
+static void find_metadata(struct gps_png_decoder *d, gps_image_header *header) {
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 profile_size = 0;
+    if (!png_get_valid(d->png, d->info, PNG_INFO_sRGB) &&
+        png_get_iCCP(d->png, d->info, &name, &compression, &profile, &profile_size) == PNG_INFO_iCCP) {
+        header->icc = profile;
+        header->icc_size = profile_size;
+    }
+    png_bytep exif = NULL;
+    png_uint_32 exif_size = 0;
+    if (png_get_eXIf_1(d->png, d->info, &exif_size, &exif) == PNG_INFO_eXIf && exif != NULL) {
+        header->exif = exif;
+        header->exif_size = exif_size;
+    }
+}
+
 int gps_png_read_header(struct gps_png_decoder *d, gps_image_header *header, gps_decode_error *error) {
-    d->message = (gps_message_buffer){error->message, sizeof error->message};
+    d->message.text = error->message;
+    d->message.size = sizeof error->message;
     header->format = GPS_FORMAT_PNG;
     if (has_zero_size(d, header)) return GPS_ERR_EMPTY;
     if (setjmp(png_jmpbuf(d->png))) return GPS_ERR_CORRUPT;
@@ -60,12 +88,16 @@ int gps_png_read_header(struct gps_png_decoder *d, gps_image_header *header, gps
     // libpng's default 1M x 1M cap would produce a confusing message; the caller's pixel limit
     // is the one that matters.
     png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
-    // Strict: benign errors (too much image data, bad ancillary chunk contents, ...) stop
-    // decoding instead of being warnings; too little image data, a truncated file and a CRC
-    // error in a critical chunk (IHDR, PLTE, IDAT, IEND) are errors anyway. A CRC error in an
-    // ancillary chunk (tEXt, gAMA, ...) stays a warning and the chunk is skipped, as the PNG
-    // spec allows: the pixels are covered by their own CRCs (fixture rgb8_gamma_badtext).
-    png_set_benign_errors(d->png, 0);
+    // Benign errors are warnings (gps_png_on_warning keeps the first for --verbose): libpng
+    // uses them for problems that leave the pixels intact, such as an iCCP it dislikes ("known
+    // incorrect sRGB profile" on scikit-image's astronaut.png and on many files Photoshop
+    // wrote), bad tEXt/zTXt contents or data after the image. Refusing them (this decoder did
+    // until stop 31) refused photos that every viewer shows. Anything that touches the pixels
+    // is a png_error and stays fatal: too little image data, a truncated file, a CRC error in a
+    // critical chunk (IHDR, PLTE, IDAT, IEND), a bad zlib stream inside the image. A CRC error
+    // in an ancillary chunk is a warning and the chunk is skipped, as the PNG spec allows
+    // (fixture rgb8_gamma_badtext).
+    png_set_benign_errors(d->png, 1);
     png_set_read_fn(d->png, d, read_bytes);
     png_read_info(d->png, d->info);
 
@@ -88,11 +120,24 @@ int gps_png_read_header(struct gps_png_decoder *d, gps_image_header *header, gps
     d->channels = png_get_channels(d->png, d->info);
     d->bit_depth = png_get_bit_depth(d->png, d->info);
     header->has_alpha = d->channels == 2 || d->channels == 4;
+    find_metadata(d, header);
+    gps_row_kind kind = d->channels <= 2 ? GPS_ROWS_GRAY : GPS_ROWS_RGB;
+    d->color = gps_color_create(header, kind, header->has_alpha, d->bit_depth, d->warnings);
+    return GPS_OK;
+}
+
+// One decoded row through the colour transform into the planes.
+static int deliver_row(struct gps_png_decoder *d, const uint8_t *row, float *rgb, float *alpha, uint32_t y) {
+    const uint8_t *converted = gps_color_apply(d->color, row, d->width);
+    if (converted == NULL) return GPS_ERR_NO_MEMORY;
+    gps_row_to_planes(converted, d->width, gps_color_channels(d->color, d->channels), d->bit_depth, d->table,
+                      gps_row_in_planes(rgb, alpha, d->width, d->height, y));
     return GPS_OK;
 }
 
 int gps_png_read_pixels(struct gps_png_decoder *d, float *rgb, float *alpha, gps_decode_error *error) {
-    d->message = (gps_message_buffer){error->message, sizeof error->message};
+    d->message.text = error->message;
+    d->message.size = sizeof error->message;
     if (setjmp(png_jmpbuf(d->png))) return GPS_ERR_CORRUPT;
 
     size_t row_bytes = png_get_rowbytes(d->png, d->info);
@@ -110,14 +155,12 @@ int gps_png_read_pixels(struct gps_png_decoder *d, float *rgb, float *alpha, gps
         for (uint32_t y = 0; y < d->height; y++) d->rows[y] = d->pixels + row_bytes * y;
         png_read_image(d->png, d->rows);
         for (uint32_t y = 0; y < d->height; y++) {
-            gps_row_to_planes(d->rows[y], d->width, d->channels, d->bit_depth, d->table,
-                              gps_row_in_planes(rgb, alpha, d->width, d->height, y));
+            if (deliver_row(d, d->rows[y], rgb, alpha, y) != GPS_OK) return GPS_ERR_NO_MEMORY;
         }
     } else {
         for (uint32_t y = 0; y < d->height; y++) {
             png_read_row(d->png, d->pixels, NULL);
-            gps_row_to_planes(d->pixels, d->width, d->channels, d->bit_depth, d->table,
-                              gps_row_in_planes(rgb, alpha, d->width, d->height, y));
+            if (deliver_row(d, d->pixels, rgb, alpha, y) != GPS_OK) return GPS_ERR_NO_MEMORY;
         }
     }
     // Reading up to IEND catches files truncated or corrupted after the pixels.
@@ -128,6 +171,7 @@ int gps_png_read_pixels(struct gps_png_decoder *d, float *rgb, float *alpha, gps
 void gps_png_destroy(struct gps_png_decoder *d) {
     if (d == NULL) return;
     png_destroy_read_struct(d->png ? &d->png : NULL, d->info ? &d->info : NULL, NULL);
+    gps_color_destroy(d->color);
     free(d->rows);
     free(d->pixels);
     free(d);

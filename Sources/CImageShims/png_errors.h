@@ -1,7 +1,8 @@
 // libpng error and warning handlers shared by the PNG decoder and encoder. libpng is given a
 // gps_message_buffer as its error pointer: an error copies libpng's text there and jumps back
-// to the caller's setjmp; warnings (bad ancillary CRCs, extra IDAT data, ...) are not fatal
-// and must not reach stderr.
+// to the caller's setjmp; warnings (bad ancillary CRCs, benign errors such as an iCCP libpng
+// dislikes or extra data after the image) are not fatal, must not reach stderr, and are kept
+// for --verbose.
 #ifndef GPS_PNG_ERRORS_H
 #define GPS_PNG_ERRORS_H
 
@@ -16,8 +17,8 @@ static void gps_png_on_error(png_structp png, png_const_charp text) {
 }
 
 static void gps_png_on_warning(png_structp png, png_const_charp text) {
-    (void)png;
-    (void)text;
+    gps_message_buffer *buffer = png_get_error_ptr(png);
+    gps_warn(buffer->warnings, text);
 }
 
 #endif

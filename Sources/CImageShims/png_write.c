@@ -90,6 +90,9 @@ int gps_png_writer_open(gps_png_writer **out, int fd, uint32_t width, uint32_t h
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     // The same zlib level as gps_png_encode (see there), so both give the same bytes.
     png_set_compression_level(w->png, 1);
+    // The pixels are sRGB (decoding converted any embedded profile), and the file says so:
+    // an sRGB chunk (no gAMA/cHRM fallback: every current decoder that manages colour knows sRGB).
+    png_set_sRGB(w->png, w->info, PNG_sRGB_INTENT_PERCEPTUAL);
     png_write_info(w->png, w->info);
     return GPS_OK;
 }

@@ -11,6 +11,7 @@ static const uint8_t jpeg_signature[3] = {0xFF, 0xD8, 0xFF};
 struct gps_reader {
     gps_stream stream;
     gps_sample_table table;
+    gps_warnings warnings;
     int format;
     struct gps_png_decoder *png;
     struct gps_jpeg_decoder *jpeg;
@@ -47,13 +48,13 @@ int gps_reader_read_header(gps_reader *reader, gps_image_header *header, gps_dec
     const uint8_t *first = reader->stream.next;
     if (available >= sizeof png_signature && memcmp(first, png_signature, sizeof png_signature) == 0) {
         reader->format = GPS_FORMAT_PNG;
-        reader->png = gps_png_create(&reader->stream, &reader->table);
+        reader->png = gps_png_create(&reader->stream, &reader->table, &reader->warnings);
         if (reader->png == NULL) return GPS_ERR_NO_MEMORY;
         return checked(reader, gps_png_read_header(reader->png, header, error), error);
     }
     if (available >= sizeof jpeg_signature && memcmp(first, jpeg_signature, sizeof jpeg_signature) == 0) {
         reader->format = GPS_FORMAT_JPEG;
-        reader->jpeg = gps_jpeg_create(&reader->stream, &reader->table);
+        reader->jpeg = gps_jpeg_create(&reader->stream, &reader->table, &reader->warnings);
         if (reader->jpeg == NULL) return GPS_ERR_NO_MEMORY;
         return checked(reader, gps_jpeg_read_header(reader->jpeg, header, error), error);
     }
@@ -67,6 +68,11 @@ int gps_reader_read_pixels(gps_reader *reader, float *rgb, float *alpha, gps_dec
     case GPS_FORMAT_JPEG: return checked(reader, gps_jpeg_read_pixels(reader->jpeg, rgb, alpha, error), error);
     default: return GPS_ERR_NOT_IMAGE;
     }
+}
+
+const char *gps_reader_warning(const gps_reader *reader, int *count) {
+    if (count != NULL) *count = reader->warnings.count;
+    return reader->warnings.first;
 }
 
 void gps_reader_destroy(gps_reader *reader) {

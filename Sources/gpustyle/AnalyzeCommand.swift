@@ -61,7 +61,7 @@ struct AnalyzeCommand: ParsableCommand {
         if let overlay { try OutputPath(overlay).check() }
         let requests = try requestList
         let renderer = try overlay.map { _ in try TextRenderer() }
-        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
+        let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         // One backend per lane (`ImageAnalyzer`): rectangles and digits, faces, classify run together.
         func backend() throws -> NetworkBackend { try deviceOptions.backend(convolutions: []) }
         func needs(_ r: ImageAnalyzer.Request) -> Bool { requests.contains(r) }

@@ -47,7 +47,7 @@ struct ClassifyCommand: ParsableCommand {
         var failures = BatchFailures()
         for file in files {
             do {
-                let image = try ImageIO.read(path: file, limits: inputOptions.limits)
+                let image = try inputOptions.read(file, verbose: deviceOptions.verbose)
                 let start = MonotonicClock.seconds()
                 let answer = try classifier.classify(image, top: top)
                 if deviceOptions.verbose {

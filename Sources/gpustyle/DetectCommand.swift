@@ -84,7 +84,7 @@ struct DetectCommand: ParsableCommand {
 
     func run() throws {
         for path in [overlay, trace].compactMap({ $0 }) { try OutputPath(path).check() }
-        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
+        let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         let detector = try deviceOptions.makeDetector()
         let start = MonotonicClock.seconds()
         let (observations, seen) = trace == nil

@@ -105,7 +105,7 @@ struct DigitsCommand: ParsableCommand {
         let reader = NoteReader(detector: try deviceOptions.makeDetector(), warper: warper, classifier: classifier)
         let quads = try quad.map(RectifyCommand.parseQuad)
         try BatchFailures.forEach(files) { file in
-            let image = try ImageIO.read(path: file, limits: inputOptions.limits)
+            let image = try inputOptions.read(file, verbose: deviceOptions.verbose)
             for q in quads { try RectifyCommand.check(q, in: image) }
             let start = MonotonicClock.seconds()
             let notes = quads.isEmpty ? try reader.read(image, options: options) : try reader.read(image, quads: quads, options: options)

@@ -111,7 +111,7 @@ struct FacesCommand: ParsableCommand {
             throw CommandFailure(message: "the face landmark model: \(error)", status: 1)
         }
         try BatchFailures.forEach(files) { file in
-            let image = try ImageIO.read(path: file, limits: inputOptions.limits)
+            let image = try inputOptions.read(file, verbose: deviceOptions.verbose)
             let start = MonotonicClock.seconds()
             let (faces, meshes) = try landmarker.verified(try detector.detect(image, options: options), in: image,
                                                          keepUnverified: allDetections)

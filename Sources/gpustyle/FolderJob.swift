@@ -39,7 +39,7 @@ struct FolderJob {
             let source = (input as NSString).appendingPathComponent(name)
             let target = (output as NSString).appendingPathComponent(targets[index])
             do {
-                let image = try ImageIO.read(path: source, limits: limits)
+                let image = try InputOptions.read(source, limits: limits, verbose: options.verbose)
                 // The image's last use: tiled runs release its planes once they are stored compactly.
                 try ImageIO.writePNG(try stylizer.stylize(consume image, mix: mix, strength: strength), to: target)
             } catch {

@@ -11,6 +11,20 @@ struct InputOptions: ParsableArguments {
 
     /// The limits the image is read with; errors name the option.
     var limits: DecodeLimits { DecodeLimits(maxPixels: maxPixels, maxPixelsName: "--max-pixels") }
+
+    /// Reads a photo within these limits; under --verbose says how it was decoded (format,
+    /// orientation, colour profile, and the first problem it went past).
+    func read(_ path: String, verbose: Bool) throws -> Image {
+        try Self.read(path, limits: limits, verbose: verbose)
+    }
+
+    static func read(_ path: String, limits: DecodeLimits, verbose: Bool) throws -> Image {
+        let image = try ImageIO.read(path: path, limits: limits)
+        if verbose, let report = image.decodeReport {
+            printToStandardError("\(PrintableText.escaping(path)): \(report.summary)")
+        }
+        return image
+    }
 }
 
 /// Pixel counts as people write them: 100000000, 100M, 24MP, 1.5G, 500K.

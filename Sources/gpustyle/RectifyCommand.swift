@@ -52,7 +52,7 @@ struct RectifyCommand: ParsableCommand {
 
     func run() throws {
         try OutputPath(output).check()
-        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
+        let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         let corners: Quad
         if let quad {
             corners = try Self.parseQuad(quad)
@@ -157,7 +157,7 @@ extension StylizeCommand {
             throw CommandFailure(message: "--in-place-rectangle works on one photo, not a folder (\(input))")
         }
         try OutputPath(destination).check()
-        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
+        let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         let given = try quad.map(RectifyCommand.parseQuad)
         if let given { try RectifyCommand.check(given, in: image) }
         if given == nil && fallback == .whole { try Stylizer.validate(width: image.width, height: image.height) }

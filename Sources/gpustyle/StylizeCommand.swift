@@ -81,7 +81,7 @@ struct StylizeCommand: ParsableCommand {
         }
         // Check the input and the output's folder before starting a device: bad input fails fast.
         try OutputPath(destination).check()
-        let image = try ImageIO.read(path: input, limits: inputOptions.limits)
+        let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         try Stylizer.validate(width: image.width, height: image.height)
         let stylizer = try deviceOptions.makeStylizer()
         let start = MonotonicClock.seconds()

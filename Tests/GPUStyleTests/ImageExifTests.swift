@@ -32,6 +32,24 @@ final class ImageExifTests: XCTestCase {
         XCTAssertEqual(ExifOrientation.fromTIFF(Array(tiff(orientation: 6, bigEndian: true).prefix(30))), .normal)
     }
 
+    /// A PNG's eXIf chunk (before IDAT, as PNG 3 places it) turns the picture as JPEG's EXIF
+    /// does: every orientation against the reorientation of the unturned decode.
+    func testPNGeXIfOrientationIsApplied() throws {
+        let plain = [UInt8](try ImageFixtures.data("rgb8.png"))  // 7 x 5, no eXIf
+        let upright = try ImageIO.decode(Data(plain), name: "plain")
+        for value in 1...8 {
+            for bigEndian in [false, true] {
+                let exif = PNGBytes.chunk("eXIf", tiff(orientation: UInt16(value), bigEndian: bigEndian))
+                let tagged = try ImagePNGBenignTests.inserting(exif, into: plain)
+                let image = try ImageIO.decode(Data(tagged), name: "exif\(value)")
+                let expected = upright.oriented(try XCTUnwrap(ExifOrientation(rawValue: value)))
+                XCTAssertEqual(image.width, expected.width, "orientation \(value)")
+                XCTAssertEqual(image.rgb, expected.rgb, "orientation \(value) bigEndian \(bigEndian)")
+                XCTAssertEqual(image.decodeReport?.orientation, value)
+            }
+        }
+    }
+
     /// The decoder takes the orientation from the first APP1 segment that is EXIF, past an
     /// XMP APP1 before it.
     func testFindsExifSegmentInJPEGMarkers() throws {

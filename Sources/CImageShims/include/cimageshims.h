@@ -31,13 +31,23 @@
 
 typedef struct gps_reader gps_reader;
 
+// What became of an embedded colour profile (gps_image_header.color_status).
+#define GPS_COLOR_NONE 0       // no profile: the samples are taken as sRGB
+#define GPS_COLOR_SRGB 1       // a profile that is sRGB already (checked numerically): unchanged
+#define GPS_COLOR_CONVERTED 2  // converted from the profile to sRGB
+#define GPS_COLOR_IGNORED 3    // unreadable or not matching the samples: unchanged, with a warning
+
 typedef struct gps_image_header {
     int format;          // GPS_FORMAT_*
     uint32_t width;      // as stored (before any EXIF orientation)
     uint32_t height;
     int has_alpha;       // PNG with an alpha channel or tRNS
-    const uint8_t *exif; // JPEG: TIFF data of the first APP1 "Exif" segment (after "Exif\0\0"),
+    const uint8_t *exif; // TIFF data of the EXIF block (JPEG APP1 after "Exif\0\0", PNG eXIf),
     size_t exif_size;    //   or NULL; valid until gps_reader_destroy
+    const uint8_t *icc;  // the embedded ICC profile's bytes, or NULL; valid until gps_reader_destroy
+    size_t icc_size;
+    int color_status;    // GPS_COLOR_*
+    char profile_name[64];  // the profile's description, when there is one
 } gps_image_header;
 
 typedef struct gps_decode_error {
@@ -54,11 +64,19 @@ gps_reader *gps_reader_create(int fd, const void *bytes, size_t size);
 int gps_reader_read_header(gps_reader *reader, gps_image_header *header, gps_decode_error *error);
 
 // Decodes the pixels into `rgb` (red, green, blue planes of width*height floats each, values
-// v/255 or v/65535) and `alpha` (width*height floats; NULL when !has_alpha). PNG: palette,
-// tRNS and 1/2/4-bit gray are expanded, 16-bit samples kept, gamma/ICC ignored. JPEG: gray is
-// copied to all planes, CMYK converted to RGB; EXIF orientation is NOT applied. Every libjpeg
-// corrupt-data warning and every libpng benign error or CRC error is an error here.
+// v/255 or v/65535) and `alpha` (width*height floats; NULL when !has_alpha), in sRGB: an
+// embedded ICC profile is converted (color.h). PNG: palette, tRNS and 1/2/4-bit gray are
+// expanded, 16-bit samples kept, gAMA/cHRM ignored (as Pillow and most viewers do). JPEG: gray
+// is copied to all planes, CMYK converted to RGB; EXIF orientation is NOT applied. Every libjpeg
+// corrupt-data warning is an error here, and so is every PNG error that touches the pixels (a
+// truncated file, a CRC error in a critical chunk, too little image data); libpng's benign
+// errors (bad ancillary chunk contents, an iCCP it dislikes, extra data after the image) and
+// CRC errors in ancillary chunks are warnings (gps_reader_warning).
 int gps_reader_read_pixels(gps_reader *reader, float *rgb, float *alpha, gps_decode_error *error);
+
+// The first problem decoding went past (a broken ancillary chunk, an ignored profile), with
+// the number of such problems; "" and 0 when there were none. Valid until destroy.
+const char *gps_reader_warning(const gps_reader *reader, int *count);
 
 void gps_reader_destroy(gps_reader *reader);
 

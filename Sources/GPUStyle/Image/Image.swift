@@ -6,6 +6,9 @@ public struct Image: Sendable {
     public var rgb: [Float]
     /// `[height][width]` in [0, 1]; nil when the source had no transparency.
     public var alpha: [Float]?
+    /// How the file was decoded (format, orientation, colour profile, warnings); nil for
+    /// images made in memory. Operations that make a new image do not carry it over.
+    public var decodeReport: DecodeReport?
 
     public init(width: Int, height: Int, rgb: [Float], alpha: [Float]? = nil) {
         // Mismatched sizes are a programming error, not bad input data.

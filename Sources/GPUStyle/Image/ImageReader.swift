@@ -67,7 +67,26 @@ enum ImageReader {
         }
         var image = Image(width: width, height: height, rgb: rgb, alpha: alpha)
         image.orient(orientation)
+        image.decodeReport = report(reader, header, format: format, orientation: orientation)
         return image
+    }
+
+    private static func report(_ reader: OpaquePointer, _ header: gps_image_header, format: String,
+                               orientation: ExifOrientation) -> DecodeReport {
+        var header = header
+        let profile = withUnsafeBytes(of: &header.profile_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let colour: DecodeReport.Colour
+        switch header.color_status {
+        case GPS_COLOR_SRGB: colour = .sRGB(profile: profile)
+        case GPS_COLOR_CONVERTED: colour = .converted(from: profile)
+        case GPS_COLOR_IGNORED: colour = .ignored(profile: profile)
+        default: colour = .untagged
+        }
+        var count: Int32 = 0
+        let warning = String(cString: gps_reader_warning(reader, &count))
+        return DecodeReport(format: format, storedWidth: Int(header.width), storedHeight: Int(header.height),
+                            orientation: orientation.rawValue, colour: colour,
+                            firstWarning: count > 0 ? warning : nil, warningCount: Int(count))
     }
 
     private static func failure(_ status: Int32, _ error: gps_decode_error, name: String, format: String,

@@ -1,0 +1,168 @@
+// ICC profile -> sRGB with LittleCMS (color.h).
+
+#include <lcms2.h>
+
+#include "color.h"
+
+struct gps_color {
+    cmsContext context;
+    cmsHTRANSFORM transform;
+    uint32_t output_channels;  // 3, or 4 with alpha
+    size_t sample_bytes;       // 1 or 2
+    uint8_t *row;              // the converted row
+    size_t row_capacity;       // in pixels
+};
+
+// LittleCMS reports through a per-context handler; without one it stays silent, but the text
+// is worth keeping for --verbose.
+static void on_lcms_error(cmsContext context, cmsUInt32Number code, const char *text) {
+    (void)code;
+    gps_warn(cmsGetContextUserData(context), text);
+}
+
+static cmsUInt32Number input_format(gps_row_kind kind, int alpha, uint32_t bit_depth) {
+    int sixteen = bit_depth == 16;
+    switch (kind) {
+    case GPS_ROWS_GRAY:
+        if (alpha) return sixteen ? TYPE_GRAYA_16_SE : TYPE_GRAYA_8;
+        return sixteen ? TYPE_GRAY_16_SE : TYPE_GRAY_8;
+    case GPS_ROWS_RGB:
+        if (alpha) return sixteen ? TYPE_RGBA_16_SE : TYPE_RGBA_8;
+        return sixteen ? TYPE_RGB_16_SE : TYPE_RGB_8;
+    case GPS_ROWS_CMYK: return TYPE_CMYK_8;
+    case GPS_ROWS_CMYK_INVERTED: return TYPE_CMYK_8_REV;
+    }
+    return 0;
+}
+
+static cmsColorSpaceSignature expected_space(gps_row_kind kind) {
+    switch (kind) {
+    case GPS_ROWS_GRAY: return cmsSigGrayData;
+    case GPS_ROWS_RGB: return cmsSigRgbData;
+    default: return cmsSigCmykData;
+    }
+}
+
+// Whether the profile maps colours to themselves in sRGB: within one 8-bit level on every
+// colour of a 16-level cube (a gray ramp for gray profiles). sRGB files come with many
+// profiles that are all sRGB (IEC 61966-2.1 in its v2 and v4 forms, "sRGB built-in", compact
+// ones, the broken HP one that libpng calls "known incorrect"): checking the numbers, not
+// the name, treats them alike and skips the conversion's cost for all of them.
+static int is_srgb(cmsContext context, cmsHPROFILE profile, gps_row_kind kind, cmsHPROFILE srgb) {
+    if (kind != GPS_ROWS_RGB && kind != GPS_ROWS_GRAY) return 0;
+    int gray = kind == GPS_ROWS_GRAY;
+    cmsHTRANSFORM probe = cmsCreateTransformTHR(context, profile, gray ? TYPE_GRAY_8 : TYPE_RGB_8, srgb, TYPE_RGB_8,
+                                                INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
+    if (probe == NULL) return 0;
+    enum { levels = 16, colours = levels * levels * levels };
+    uint8_t in[3 * colours], out[3 * colours];
+    size_t count = 0;
+    for (int r = 0; r < levels; r++) {
+        for (int g = 0; g < levels; g++) {
+            for (int b = 0; b < levels; b++) {
+                if (gray && (g != r || b != r)) continue;
+                in[3 * count] = (uint8_t)(17 * r);
+                in[3 * count + 1] = (uint8_t)(17 * g);
+                in[3 * count + 2] = (uint8_t)(17 * b);
+                count++;
+            }
+        }
+    }
+    if (gray) {
+        for (size_t i = 0; i < count; i++) in[i] = in[3 * i];
+    }
+    cmsDoTransform(probe, in, out, (cmsUInt32Number)count);
+    cmsDeleteTransform(probe);
+    for (size_t i = 0; i < count; i++) {
+        for (int c = 0; c < 3; c++) {
+            int expected = gray ? in[i] : in[3 * i + c];
+            int difference = (int)out[3 * i + c] - expected;
+            if (difference > 1 || difference < -1) return 0;
+        }
+    }
+    return 1;
+}
+
+static void name_profile(cmsHPROFILE profile, gps_image_header *header) {
+    header->profile_name[0] = 0;
+    cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", header->profile_name,
+                           sizeof header->profile_name);
+}
+
+static gps_color *ignore(gps_image_header *header, gps_warnings *warnings, const char *why) {
+    header->color_status = GPS_COLOR_IGNORED;
+    gps_warn(warnings, why);
+    return NULL;
+}
+
+gps_color *gps_color_create(gps_image_header *header, gps_row_kind kind, int alpha, uint32_t bit_depth,
+                            gps_warnings *warnings) {
+    header->color_status = GPS_COLOR_NONE;
+    if (header->icc == NULL || header->icc_size == 0) return NULL;
+    gps_color *color = calloc(1, sizeof *color);
+    if (color == NULL) return ignore(header, warnings, "ICC profile ignored: out of memory");
+    color->context = cmsCreateContext(NULL, warnings);
+    if (color->context == NULL) {
+        free(color);
+        return ignore(header, warnings, "ICC profile ignored: out of memory");
+    }
+    cmsSetLogErrorHandlerTHR(color->context, on_lcms_error);
+
+    cmsHPROFILE profile = cmsOpenProfileFromMemTHR(color->context, header->icc, (cmsUInt32Number)header->icc_size);
+    cmsHPROFILE srgb = cmsCreate_sRGBProfileTHR(color->context);
+    const char *problem = NULL;
+    if (profile == NULL) {
+        problem = "ICC profile ignored: it cannot be read";
+    } else {
+        name_profile(profile, header);
+        if (cmsGetColorSpace(profile) != expected_space(kind)) {
+            problem = "ICC profile ignored: its colour space does not match the image's";
+        } else if (srgb == NULL) {
+            problem = "ICC profile ignored: out of memory";
+        } else if (is_srgb(color->context, profile, kind, srgb)) {
+            header->color_status = GPS_COLOR_SRGB;
+        } else {
+            int sixteen = bit_depth == 16 && (kind == GPS_ROWS_GRAY || kind == GPS_ROWS_RGB);
+            color->output_channels = alpha ? 4 : 3;
+            color->sample_bytes = sixteen ? 2 : 1;
+            cmsUInt32Number output = alpha ? (sixteen ? TYPE_RGBA_16_SE : TYPE_RGBA_8)
+                                           : (sixteen ? TYPE_RGB_16_SE : TYPE_RGB_8);
+            color->transform = cmsCreateTransformTHR(color->context, profile, input_format(kind, alpha, bit_depth),
+                                                     srgb, output, INTENT_RELATIVE_COLORIMETRIC,
+                                                     alpha ? cmsFLAGS_COPY_ALPHA : 0);
+            if (color->transform == NULL) problem = "ICC profile ignored: LittleCMS cannot convert it to sRGB";
+            else header->color_status = GPS_COLOR_CONVERTED;
+        }
+    }
+    if (profile != NULL) cmsCloseProfile(profile);
+    if (srgb != NULL) cmsCloseProfile(srgb);
+    if (color->transform == NULL) {
+        gps_color_destroy(color);
+        return problem ? ignore(header, warnings, problem) : NULL;
+    }
+    return color;
+}
+
+uint32_t gps_color_channels(const gps_color *color, uint32_t input_channels) {
+    return color == NULL ? input_channels : color->output_channels;
+}
+
+const uint8_t *gps_color_apply(gps_color *color, const uint8_t *row, uint32_t width) {
+    if (color == NULL) return row;
+    if (width > color->row_capacity) {
+        free(color->row);
+        color->row = malloc((size_t)width * color->output_channels * color->sample_bytes);
+        color->row_capacity = color->row ? width : 0;
+        if (color->row == NULL) return NULL;
+    }
+    cmsDoTransform(color->transform, row, color->row, width);
+    return color->row;
+}
+
+void gps_color_destroy(gps_color *color) {
+    if (color == NULL) return;
+    if (color->transform != NULL) cmsDeleteTransform(color->transform);
+    if (color->context != NULL) cmsDeleteContext(color->context);
+    free(color->row);
+    free(color);
+}
