@@ -28,7 +28,8 @@ jpeg/   A photo crop encoded with libjpeg-turbo's cjpeg (Debian libjpeg-turbo-pr
         Adobe's polarity and an APP14 marker), plain (non-inverted, APP14 removed), both with K = 0
         (Pillow's RGB->CMYK) and with a black channel (grey-component replacement), and one with a
         CMYK ICC profile.
-heic/   pillow-heif (x265): plain sRGB, Display P3 ICC, and orientation stored as irot/imir.
+heic/   pillow-heif (x265): plain sRGB, Display P3 ICC, and orientation stored as irot (pillow-heif
+        also keeps the EXIF block, orientation 6 and all: a reader must apply irot, not both).
 webp/   Pillow: lossy, lossless, lossless with alpha, lossy with alpha.
 
 expected/<dir>/<file name>.png: one 8-bit RGBA PNG per file (alpha 255 where the file has none),

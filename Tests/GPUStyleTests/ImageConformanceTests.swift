@@ -96,6 +96,8 @@ final class ImageConformanceTests: XCTestCase {
     // MARK: HEIC and WebP
 
     func testHEICPlainAndIrotOrientationMatchPillowHeifOnBothPaths() throws {
+        // orientation6.heic has irot (the rotation to apply) and an EXIF block that still says
+        // orientation 6, as phones write them: applying both would turn it twice (wrong size).
         try assertMatchesPillow(["heic/plain.heic", "heic/orientation6.heic"])
     }
 
