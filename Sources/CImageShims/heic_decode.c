@@ -15,6 +15,7 @@
 #include <libheif/heif.h>
 
 #include "decoders.h"
+#include "quiet_stderr.h"
 #include "util.h"
 
 // libheif refuses images wider or taller than this from their 'ispe' box. Its default (32768 a
@@ -97,7 +98,9 @@ int gps_heic_read_header(struct gps_heic_decoder *d, gps_image_header *header, g
     if (d->context == NULL) return GPS_ERR_NO_MEMORY;
     heif_context_set_maximum_image_size_limit(d->context, HEIF_SIDE_LIMIT);
     // No copy: the block lives until gps_heic_destroy, after the context.
+    gps_quiet_stderr_begin();
     struct heif_error failed = heif_context_read_from_memory_without_copy(d->context, data, size, NULL);
+    gps_quiet_stderr_end();
     if (failed.code != heif_error_Ok) return failure(failed, error);
     failed = heif_context_get_primary_image_handle(d->context, &d->handle);
     if (failed.code != heif_error_Ok) return failure(failed, error);
@@ -167,7 +170,9 @@ int gps_heic_read_pixels(struct gps_heic_decoder *d, float *rgb, float *alpha, g
     if (options == NULL) return GPS_ERR_NO_MEMORY;
     // Damaged data is an error, not a picture with decoding warnings attached.
     options->strict_decoding = 1;
+    gps_quiet_stderr_begin();
     struct heif_error failed = heif_decode_image(d->handle, &d->image, heif_colorspace_RGB, chroma, options);
+    gps_quiet_stderr_end();
     heif_decoding_options_free(options);
     if (failed.code != heif_error_Ok) return failure(failed, error);
 
