@@ -17,11 +17,15 @@ Output: one file per fixture, and its reference decode as expected/<file>.png: 8
 RGBA, or 16-bit for the 10-bit HEIC (v * 65535 / 1023, rounded, as gpustyle scales HDR HEIC).
 The PNGs are written by make_image_fixtures.py's own encoder (Pillow cannot write 16-bit RGB).
 
-Usage: python3 tools/make_heic_webp_fixtures.py   (needs numpy, Pillow >= 11.3, pillow-heif)
+Usage: python3 tools/make_heic_webp_fixtures.py   (needs numpy, Pillow >= 11.3, pillow-heif,
+and heif-convert from libheif-examples to check the damaged file)
 """
 import io
 import os
+import struct
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pillow_heif
@@ -132,11 +136,25 @@ def main():
     data = save("irot.heic", heic(rgb, quality=90, exif=exif_with_orientation(6)))
     assert has_box(data, b"irot") and not has_box(data, b"imir"), "irot.heic: no irot box"
     expected["irot.heic"] = reference_heif(data)
+    # One byte of the SPS (inside the hvcC box) changed: libde265 prints "SPS error: CB
+    # alignment" to stderr, which gpustyle must keep off its own stderr.
+    damaged = bytearray(data)
+    damaged[damaged.find(b"hvcC") + 81] = 188
+    save("damaged_sps.heic", bytes(damaged))
+    with tempfile.TemporaryDirectory() as scratch:
+        check = subprocess.run(["heif-convert", os.path.join(OUT, "damaged_sps.heic"), os.path.join(scratch, "out.png")],
+                               capture_output=True, text=True)
+    assert "SPS error" in check.stderr, "damaged_sps.heic: libde265 no longer prints: " + check.stderr
     data = save("imir.heic", heic(rgb, quality=90, exif=exif_with_orientation(2)))
     assert has_box(data, b"imir") and not has_box(data, b"irot"), "imir.heic: no imir box"
     expected["imir.heic"] = reference_heif(data)
     # An ICC profile (LittleCMS's sRGB, ~500 bytes) in a 'colr' prof box; the test compares bytes.
-    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    icc = bytearray(ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes())
+    # A fixed creation date (header bytes 24-35) and no profile ID (84-99, zero = not computed)
+    # keep the files the same from run to run.
+    icc[24:36] = struct.pack(">6H", 2024, 6, 11, 0, 0, 0)
+    icc[84:100] = bytes(16)
+    icc = bytes(icc)
     save("icc.icc", icc)
     data = save("icc.heic", heic(rgb, quality=90, icc_profile=icc))
     assert has_box(data, b"prof"), "icc.heic: no prof colr box"

@@ -201,6 +201,17 @@ final class ImageHEICWebPTests: XCTestCase {
         XCTAssertEqual([image.width, image.height], [64, 48])
     }
 
+    /// libde265 prints "SPS error: CB alignment" for this file; only gpustyle's line may show.
+    func testDecoderChatterStaysOffStandardError() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let result = try TestProcess.gpustyle(["--style", "2", "--device", "cpu", Self.path("damaged_sps.heic"), scratch.path("o.png")])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        XCTAssert(result.stderr.contains("damaged_sps.heic: corrupt HEIC: "), result.stderr)
+        XCTAssertFalse(result.stderr.contains("SPS"), result.stderr)
+    }
+
     func testTruncatedHEICExitsTwoWithOneLine() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
