@@ -125,6 +125,10 @@ def main():
     # Stored 64x48 with EXIF orientation 6 (rotate 90 clockwise to display): shown 48x64.
     data = save("exif6.webp", webp(rgb, lossless=True, exif=exif_with_orientation(6)))
     expected["exif6.webp"] = reference_webp(data, transpose=True)
+    # Animated (two frames, the second upside down): gpustyle decodes the first frame.
+    data = save("animated.webp", webp(rgb, lossless=True, save_all=True, append_images=[rgb.rotate(180)], duration=100))
+    assert Image.open(io.BytesIO(data)).n_frames == 2, "animated.webp is not animated"
+    expected["animated.webp"] = reference_webp(data)
     # A WebP under a PNG name: the bytes decide, not the extension.
     save("webp_named.png", webp(rgb, lossless=True))
 

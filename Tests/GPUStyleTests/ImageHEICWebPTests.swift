@@ -18,7 +18,7 @@ final class ImageHEICWebPTests: XCTestCase {
         return names.filter { $0.hasSuffix(".png") }.map { String($0.dropLast(4)) }.sorted()
     }
 
-    static let lossless: Set<String> = ["lossless.webp", "lossless_alpha.webp", "exif6.webp", "icc.webp"]
+    static let lossless: Set<String> = ["lossless.webp", "lossless_alpha.webp", "exif6.webp", "icc.webp", "animated.webp"]
 
     /// Display quadrant colours of the fixture picture (before the ramps of +-20).
     static let red: [Float] = [220, 40, 40], green: [Float] = [40, 200, 60]
@@ -26,7 +26,7 @@ final class ImageHEICWebPTests: XCTestCase {
 
     func testDecodedValuesMatchTheReferenceDecoders() throws {
         let fixtures = Self.fixtures
-        XCTAssertEqual(fixtures.count, 13, "\(fixtures)")
+        XCTAssertEqual(fixtures.count, 14, "\(fixtures)")
         for file in fixtures {
             let image = try ImageIO.read(path: Self.path(file))
             let expected = try ImageIO.read(path: Self.path("expected/\(file).png"))
@@ -50,7 +50,7 @@ final class ImageHEICWebPTests: XCTestCase {
         let cases: [(file: String, format: String, width: Int, height: Int, alpha: Bool, bits: Int)] = [
             ("lossy.webp", "WebP", 64, 48, false, 8), ("lossless_alpha.webp", "WebP", 64, 48, true, 8),
             ("lossy_alpha.webp", "WebP", 64, 48, true, 8), ("exif6.webp", "WebP", 64, 48, false, 8),
-            ("webp_named.png", "WebP", 64, 48, false, 8),
+            ("webp_named.png", "WebP", 64, 48, false, 8), ("animated.webp", "WebP", 64, 48, false, 8),
             ("plain.heic", "HEIC", 64, 48, false, 8), ("alpha.heic", "HEIC", 64, 48, true, 8),
             ("irot.heic", "HEIC", 48, 64, false, 8), ("imir.heic", "HEIC", 64, 48, false, 8),
             ("ten_bit.heic", "HEIC", 64, 48, false, 10), ("plain.avif", "AVIF", 64, 48, false, 8),
