@@ -61,9 +61,10 @@ static int failure(struct heif_error failed, gps_decode_error *error) {
     }
     size_t n = strlen(error->message);
     while (n > 0 && error->message[n - 1] == ' ') error->message[--n] = 0;
-    if (failed.code == heif_error_Memory_allocation_error && failed.subcode != heif_suberror_Security_limit_exceeded) {
-        return GPS_ERR_NO_MEMORY;
-    }
+    // libheif files its own limits (HEIF_SIDE_LIMIT, its box and item counts) under memory
+    // errors; such a file is not corrupt, just beyond what is decoded here.
+    if (failed.subcode == heif_suberror_Security_limit_exceeded) return GPS_ERR_UNSUPPORTED;
+    if (failed.code == heif_error_Memory_allocation_error) return GPS_ERR_NO_MEMORY;
     if (failed.code == heif_error_Unsupported_feature || failed.code == heif_error_Unsupported_filetype) {
         return GPS_ERR_UNSUPPORTED;
     }

@@ -201,6 +201,14 @@ final class ImageHEICWebPTests: XCTestCase {
         XCTAssertEqual([image.width, image.height], [64, 48])
     }
 
+    func testStylizesAWebPFromStandardInput() throws {
+        let result = try TestProcess.gpustyle(["--style", "2", "--device", "cpu", "-", "-"], stdin: try Self.data("lossy_alpha.webp"))
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let image = try ImageIO.decode(result.stdout, name: "stdout")
+        XCTAssertEqual([image.width, image.height], [64, 48])
+        XCTAssertNotNil(image.alpha, "alpha passes through")
+    }
+
     /// libde265 prints "SPS error: CB alignment" for this file; only gpustyle's line may show.
     func testDecoderChatterStaysOffStandardError() throws {
         let scratch = try ScratchDirectory()
