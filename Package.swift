@@ -25,9 +25,12 @@ let package = Package(
                        providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG",
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
-        // setjmp-protected libpng/libjpeg calls (Swift cannot setjmp); LittleCMS for ICC profiles.
+        // The image decoders behind one C reader: setjmp-protected libpng/libjpeg calls (Swift
+        // cannot setjmp), libheif (HEIC, AVIF) and libwebp (+ its demuxer for ICCP/EXIF chunks);
+        // LittleCMS converts embedded ICC profiles to sRGB.
         .target(name: "CImageShims", dependencies: ["CPNG", "CJPEG"], path: "Sources/CImageShims",
-                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("lcms2")]),
+                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("heif"),
+                                 .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("lcms2")]),
         // Hot CPU loops with run-time ISA dispatch (AVX2+FMA or portable). Multiply-adds fuse
         // into FMAs except where a file turns contraction off (edges.c matches GLSL bit for bit).
         .target(name: "CKernels", path: "Sources/CKernels",

@@ -159,6 +159,18 @@ const uint8_t *gps_color_apply(gps_color *color, const uint8_t *row, uint32_t wi
     return color->row;
 }
 
+void gps_color_apply_in_place(gps_color *color, uint8_t *pixels, size_t count) {
+    if (color == NULL) return;
+    // LittleCMS allows the same buffer in and out when both formats take the same bytes; it
+    // counts pixels in 32 bits, hence the slices.
+    size_t bytes = color->output_channels * color->sample_bytes;
+    const size_t slice = (size_t)1 << 24;
+    for (size_t done = 0; done < count; done += slice) {
+        size_t n = count - done < slice ? count - done : slice;
+        cmsDoTransform(color->transform, pixels + done * bytes, pixels + done * bytes, (cmsUInt32Number)n);
+    }
+}
+
 void gps_color_destroy(gps_color *color) {
     if (color == NULL) return;
     if (color->transform != NULL) cmsDeleteTransform(color->transform);

@@ -45,6 +45,10 @@ uint32_t gps_color_channels(const gps_color *color, uint32_t input_channels);
 // cannot be allocated.
 const uint8_t *gps_color_apply(gps_color *color, const uint8_t *row, uint32_t width);
 
+// Converts `count` pixels in place (no row buffer); only for 8-bit RGB or RGBA rows, whose
+// samples per pixel are the same in and out. Nothing happens when color is NULL.
+void gps_color_apply_in_place(gps_color *color, uint8_t *pixels, size_t count);
+
 void gps_color_destroy(gps_color *color);
 
 #endif

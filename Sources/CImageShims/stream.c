@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int gps_stream_init(gps_stream *stream, int fd, const void *bytes, size_t size) {
@@ -65,4 +66,63 @@ size_t gps_stream_read(gps_stream *stream, void *destination, size_t count) {
         done += n;
     }
     return done;
+}
+
+int gps_stream_read_all(gps_stream *stream, const uint8_t **data, size_t *size, uint8_t **owned) {
+    *owned = NULL;
+    if (stream->fd < 0) {
+        *data = stream->next;
+        *size = stream->available;
+        return 0;
+    }
+    // A regular file's size sizes the block exactly (one byte more, so the end is seen
+    // without growing); pipes start at 1 MiB and double.
+    size_t capacity = (size_t)1 << 20;
+    struct stat info;
+    off_t position = lseek(stream->fd, 0, SEEK_CUR);
+    if (fstat(stream->fd, &info) == 0 && S_ISREG(info.st_mode) && position >= 0 && info.st_size >= position) {
+        uint64_t rest = (uint64_t)(info.st_size - position) + stream->available + 1;
+        if (rest > (uint64_t)GPS_WHOLE_INPUT_LIMIT + 1) return -3;
+        capacity = (size_t)rest;
+    }
+    if (capacity < stream->available + 1) capacity = stream->available + 1;
+    uint8_t *block = malloc(capacity);
+    if (block == NULL) return -2;
+    size_t used = stream->available;
+    memcpy(block, stream->next, used);
+    stream->next += used;
+    stream->available = 0;
+    for (;;) {
+        if (used == capacity) {
+            if (capacity > (size_t)GPS_WHOLE_INPUT_LIMIT) {
+                free(block);
+                return -3;
+            }
+            uint8_t *bigger = realloc(block, capacity * 2);
+            if (bigger == NULL) {
+                free(block);
+                return -2;
+            }
+            block = bigger;
+            capacity *= 2;
+        }
+        ssize_t n = read(stream->fd, block + used, capacity - used);
+        if (n > 0) {
+            used += (size_t)n;
+        } else if (n == 0) {
+            break;
+        } else if (errno != EINTR) {
+            stream->read_errno = errno;
+            free(block);
+            return -1;
+        }
+    }
+    if (used > (size_t)GPS_WHOLE_INPUT_LIMIT) {
+        free(block);
+        return -3;
+    }
+    *data = block;
+    *size = used;
+    *owned = block;
+    return 0;
 }

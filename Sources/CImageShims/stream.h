@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cimageshims.h"
+
 // Bytes asked of read(2) at a time: large enough that syscalls cost nothing next to decoding.
 #define GPS_STREAM_CHUNK ((size_t)1 << 16)
 
@@ -34,5 +36,12 @@ size_t gps_stream_peek(gps_stream *stream, size_t count);
 
 // Copies up to `count` bytes to `destination`; fewer only at the end or on a read error.
 size_t gps_stream_read(gps_stream *stream, void *destination, size_t count);
+
+// The rest of the input as one block, for the decoders that need all of it at once (libheif
+// reads boxes by offset; a WebP's EXIF chunk comes after the pixels). A memory source is
+// returned in place (*owned = NULL); a descriptor is read to its end into a malloc'd block
+// (*owned, the caller frees it). Returns 0, or -1 with read_errno set (read error), -2 (out of
+// memory) or -3 (more than GPS_WHOLE_INPUT_LIMIT bytes, cimageshims.h).
+int gps_stream_read_all(gps_stream *stream, const uint8_t **data, size_t *size, uint8_t **owned);
 
 #endif

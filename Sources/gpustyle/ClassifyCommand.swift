@@ -103,7 +103,7 @@ enum InputFiles {
         } catch {
             throw CommandFailure(message: "\(PrintableText.escaping(path)): cannot list the folder (\(error.localizedDescription))")
         }
-        guard !files.isEmpty else { throw CommandFailure(message: "no PNG or JPEG files in \(PrintableText.escaping(path))") }
+        guard !files.isEmpty else { throw CommandFailure(message: "no PNG, JPEG, HEIC, AVIF or WebP files in \(PrintableText.escaping(path))") }
         return files
     }
 

@@ -17,11 +17,12 @@ struct FolderJob {
     let options: DeviceOptions
     let limits: DecodeLimits
 
-    static let extensions: Set<String> = ["png", "jpg", "jpeg"]
+    /// Names a folder's images are picked by (the reader itself goes by the bytes).
+    static let extensions: Set<String> = ["png", "jpg", "jpeg", "heic", "heif", "avif", "webp"]
 
     func run() throws {
         let names = try InputFiles.imageNames(in: input)
-        guard !names.isEmpty else { throw CommandFailure(message: "no PNG or JPEG files in \(input)") }
+        guard !names.isEmpty else { throw CommandFailure(message: "no PNG, JPEG, HEIC, AVIF or WebP files in \(input)") }
         let targets: [String]
         do {
             targets = try FolderOutputNames.plan(names)

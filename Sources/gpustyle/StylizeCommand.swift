@@ -7,8 +7,8 @@ struct StylizeCommand: ParsableCommand {
         commandName: "stylize",
         abstract: "Stylize a photo (the default command): gpustyle --style 2 in.png out.png",
         discussion: """
-        INPUT is a PNG or JPEG file, a folder of them, or - for standard input. OUTPUT is a PNG
-        file, a folder (with a folder INPUT), or - for standard output.
+        INPUT is a PNG, JPEG, HEIC, AVIF or WebP file, a folder of them, or - for standard input.
+        OUTPUT is a PNG file, a folder (with a folder INPUT), or - for standard output.
 
         Folders: photo.jpg is written as photo.png; when two inputs would share a name
         (photo.jpg and photo.png), the ones not named .png keep their extension

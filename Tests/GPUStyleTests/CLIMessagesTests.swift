@@ -30,7 +30,7 @@ final class CLIMessagesTests: XCTestCase {
         XCTAssertEqual(result.status, 2, result.stderr)
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
         XCTAssertFalse(result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, result.stderr)
-        XCTAssertTrue(result.stderr.contains("red\\x1B[31m\\x0Asecond line.png: not a PNG or JPEG"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("red\\x1B[31m\\x0Asecond line.png: not a PNG, JPEG, HEIC, AVIF or WebP"), result.stderr)
     }
 
     func testEscapingIsIdempotent() {

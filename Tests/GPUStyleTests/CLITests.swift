@@ -58,7 +58,7 @@ final class CLITests: XCTestCase {
 
     func testNotAnImage() throws {
         try Data("hello, not a picture\n".utf8).write(to: URL(fileURLWithPath: path("text.png")))
-        try assertUserError(["--style", "2", path("text.png"), path("o.png")], mentions: "not a PNG or JPEG", output: path("o.png"))
+        try assertUserError(["--style", "2", path("text.png"), path("o.png")], mentions: "not a PNG, JPEG, HEIC, AVIF or WebP", output: path("o.png"))
     }
 
     func testTruncatedPNG() throws {

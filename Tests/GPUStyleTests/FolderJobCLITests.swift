@@ -62,7 +62,7 @@ final class FolderJobCLITests: XCTestCase {
         let result = try TestProcess.gpustyle(["--style", "1", "--device", "cpu", "-v", input, "-o", out])
         XCTAssertEqual(result.status, 2, result.stderr)
         XCTAssertTrue(result.stderr.contains("created output folder \(out)"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("\(input)/b.png: not a PNG or JPEG"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("\(input)/b.png: not a PNG, JPEG, HEIC, AVIF or WebP"), result.stderr)
         XCTAssertTrue(result.stderr.contains("1 of 3 images failed"), result.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ["a.png", "c.png"])
     }

@@ -50,7 +50,7 @@ final class ImageErrorTests: XCTestCase {
 
     func testTextFileNamedPNG() throws {
         let message = try failure(Array("just some notes\n".utf8), named: "notes.png")
-        XCTAssertTrue(message.contains("not a PNG or JPEG"), message)
+        XCTAssertTrue(message.contains("not a PNG, JPEG, HEIC, AVIF or WebP"), message)
     }
 
     func testTruncatedPNG() throws {
@@ -210,7 +210,7 @@ final class ImageErrorTests: XCTestCase {
         let zeros = [UInt8](repeating: 0, count: 8 << 20)
         let run = try withStandardInput(zeros) { try ImageIO.read(path: "-") }
         XCTAssertThrowsError(try run.result.get()) { error in
-            XCTAssertEqual(String(describing: error), "stdin: not a PNG or JPEG image")
+            XCTAssertEqual(String(describing: error), "stdin: not a PNG, JPEG, HEIC, AVIF or WebP image")
         }
         // The pipe holds 64 KiB and the reader takes 64 KiB at a time: far less than 8 MiB.
         XCTAssertLessThan(run.written, 1 << 20)

@@ -102,7 +102,7 @@ final class InputLimitsTests: XCTestCase {
 
     func testDevZeroIsRefusedFromItsFirstBytes() throws {
         let start = Date()
-        try expectFailure(["--style", "2", "/dev/zero", "OUT"], mentions: ["/dev/zero: not a PNG or JPEG image"])
+        try expectFailure(["--style", "2", "/dev/zero", "OUT"], mentions: ["/dev/zero: not a PNG, JPEG, HEIC, AVIF or WebP image"])
         XCTAssertLessThan(Date().timeIntervalSince(start), 10, "must not read /dev/zero to the end")
     }
 

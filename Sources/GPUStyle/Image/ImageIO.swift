@@ -5,13 +5,13 @@ import Darwin
 #endif
 import Foundation
 
-/// Reading and writing images for the stylizer: PNG and JPEG in, PNG out.
+/// Reading and writing images for the stylizer: PNG, JPEG, HEIC, AVIF and WebP in, PNG out.
 public enum ImageIO {
     /// The default pixel limit (`DecodeLimits.defaultMaxPixels`).
     public static let maximumPixels = DecodeLimits.defaultMaxPixels
 
-    /// Reads a PNG or JPEG (recognised by signature, not extension), streaming it from the
-    /// file; "-" reads stdin (into memory, at most `limits.maxStandardInputBytes`). Sizes above
+    /// Reads a PNG, JPEG, HEIC, AVIF or WebP (recognised by signature, not extension), streaming
+    /// PNG and JPEG from the file (HEIC and WebP are read whole); "-" reads stdin (into memory, at most `limits.maxStandardInputBytes`). Sizes above
     /// `limits.maxPixels` are refused from the header, before any pixel memory is allocated.
     public static func read(path: String, limits: DecodeLimits = DecodeLimits()) throws -> Image {
         if path == "-" {
@@ -22,7 +22,7 @@ public enum ImageIO {
         return try ImageReader.decode(fileDescriptor: fd, name: path, limits: limits)
     }
 
-    /// Decodes PNG or JPEG bytes; `name` identifies the source in error messages.
+    /// Decodes PNG, JPEG, HEIC, AVIF or WebP bytes; `name` identifies the source in error messages.
     public static func decode(_ data: Data, name: String, limits: DecodeLimits = DecodeLimits()) throws -> Image {
         try data.withUnsafeBytes { try ImageReader.decode(bytes: $0, name: name, limits: limits) }
     }
@@ -31,7 +31,7 @@ public enum ImageIO {
     /// after its first bytes (`cat /dev/zero | gpustyle ... -` fails at once, not after 1 GiB).
     static func readStandardInput(limit: Int) throws -> Data {
         try FileAccess.readAll(STDIN_FILENO, name: "stdin", limit: limit, firstBytes: ImageFormat.signatureLength) { first in
-            if ImageFormat(sniffing: first) == nil { throw ImageError("stdin", "not a PNG or JPEG image") }
+            if ImageFormat(sniffing: first) == nil { throw ImageError("stdin", ImageFormat.notAnImage) }
         }
     }
 

@@ -1,11 +1,13 @@
 import CImageShims
 import Foundation
 
-/// Decodes a PNG or JPEG through the C reader in three steps: the header (limits checked,
-/// nothing image-sized allocated yet), the float planes (allocation failure reported, not a
-/// trap), then the pixels, a row at a time straight into the planes. Peak memory is the planes
-/// (12 bytes per pixel, 16 with alpha) plus the decoder's few rows: no file copy and no 8-bit
-/// copy of the image (except for interlaced PNGs, see png_decode.c).
+/// Decodes a PNG, JPEG, HEIC/AVIF or WebP through the C reader in three steps: the header
+/// (limits checked, nothing image-sized allocated yet), the float planes (allocation failure
+/// reported, not a trap), then the pixels, straight into the planes. Peak memory is the planes
+/// (12 bytes per pixel, 16 with alpha) plus the decoder's own: PNG and JPEG a few rows (no file
+/// copy, no 8-bit copy of the image except for interlaced PNGs, see png_decode.c); HEIC and
+/// WebP the compressed file, plus libheif's RGB image (heic_decode.c) or, for lossless WebP,
+/// libwebp's ARGB image (webp_decode.c).
 enum ImageReader {
     /// Reads from an open descriptor, a chunk at a time; the caller closes it.
     static func decode(fileDescriptor: Int32, name: String, limits: DecodeLimits) throws -> Image {
@@ -30,7 +32,7 @@ enum ImageReader {
         var header = gps_image_header()
         var error = gps_decode_error()
         var status = gps_reader_read_header(reader, &header, &error)
-        let format = header.format == GPS_FORMAT_JPEG ? "JPEG" : "PNG"
+        let format = ImageFormat.name(header.format)
         let width = Int(header.width), height = Int(header.height)
         guard status == GPS_OK else {
             throw failure(status, error, name: name, format: format, bytes: 0, width: width, height: height)
@@ -89,20 +91,29 @@ enum ImageReader {
                             firstWarning: count > 0 ? warning : nil, warningCount: Int(count))
     }
 
-    private static func failure(_ status: Int32, _ error: gps_decode_error, name: String, format: String,
+    static func failure(_ status: Int32, _ error: gps_decode_error, name: String, format: String,
                                 bytes: Int, width: Int, height: Int) -> Error {
         switch status {
         case GPS_ERR_NO_DATA: return ImageError(name, "file is empty")
-        case GPS_ERR_NOT_IMAGE: return ImageError(name, "not a PNG or JPEG image")
+        case GPS_ERR_NOT_IMAGE: return ImageError(name, ImageFormat.notAnImage)
         case GPS_ERR_READ: return ImageError(name, "cannot read: \(FileAccess.errorText(error.read_errno))")
         case GPS_ERR_EMPTY: return ImageError.empty(name)
         case GPS_ERR_NO_MEMORY:
             return OutOfMemoryError(what: name, bytes: bytes, purpose: "to decode \(width)x\(height)")
+        case GPS_ERR_TOO_LARGE:
+            return ImageError(name, "\(format) file larger than \(ByteCount.binary(Int(GPS_WHOLE_INPUT_LIMIT))), "
+                              + "the most read into memory whole")
         default:
-            var message = error.message
-            let text = withUnsafeBytes(of: &message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            return ImageError(name, "corrupt \(format): \(text.isEmpty ? "decoder failed" : text)")
+            let text = message(error)
+            let kind = status == GPS_ERR_UNSUPPORTED ? "unsupported" : "corrupt"
+            return ImageError(name, "\(kind) \(format): \(text.isEmpty ? "decoder failed" : text)")
         }
+    }
+
+    /// The decoder's one-line text.
+    static func message(_ error: gps_decode_error) -> String {
+        var message = error.message
+        return withUnsafeBytes(of: &message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 }
 
