@@ -496,6 +496,12 @@ def fixtures(work, pngsuite):
     yield "heic/plain.heic", heif(coffee.crop((0, 0, 48, 32)))
     yield "heic/p3.heic", heif(to_p3(astronaut), icc_profile=p3)
     yield "heic/orientation6.heic", heif(exif_picture.transpose(INVERSE[6]), exif=exif_block(6, False))
+    # Display P3 said by nclx code points (primaries 12, sRGB transfer), with no ICC profile, as
+    # some phones write it.
+    p3_values = to_p3(astronaut)
+    p3_values.info.pop("icc_profile", None)  # ImageCms tags its output; pillow-heif would save it
+    yield "heic/nclx_p3.heic", heif(p3_values, color_primaries=12, transfer_characteristics=13,
+                                    matrix_coefficients=6, full_range_flag=1)
 
     alpha = Image.fromarray(np.tile(np.linspace(0, 255, 40).astype(np.uint8), (30, 1)))
     with_alpha = cat.copy()
@@ -537,6 +543,9 @@ def pillow_reference(data):
     im = Image.open(io.BytesIO(data))
     im.load()
     icc = im.info.get("icc_profile")
+    nclx = im.info.get("nclx_profile") or {}
+    if not icc and nclx.get("color_primaries") == 12 and nclx.get("transfer_characteristics") == 13:
+        icc = display_p3_profile()  # what nclx (12, 13) describes; pillow-heif leaves it to us
     plain_cmyk = im.format == "JPEG" and im.mode == "CMYK" and b"\xff\xee" not in data[:data.find(b"\xff\xda")]
     im = ImageOps.exif_transpose(im)
     if plain_cmyk:

@@ -83,6 +83,53 @@ static int is_srgb(cmsContext context, cmsHPROFILE profile, gps_row_kind kind, c
     return 1;
 }
 
+// HEIF's nclx code points (ITU-T H.273) as a matrix-shaper profile, for a file that says its
+// colours that way instead of with an ICC profile. Primaries: 1 BT.709 (= sRGB's), 9 BT.2020,
+// 12 Display P3 (P3 primaries, D65); 2 = unspecified, taken as sRGB's, as libheif does.
+// Transfer: 13 sRGB (and 2, unspecified), 1/6/14/15 the BT.709 curve, 8 linear. Returns NULL for
+// what cannot be shown faithfully as sRGB without tone mapping (PQ 16, HLG 18) or is unknown,
+// with *problem saying so; NULL and no problem when the code points describe sRGB.
+static cmsHPROFILE profile_from_cicp(cmsContext context, const gps_cicp *cicp, char *name, size_t name_size,
+                                     const char **problem) {
+    static const struct { int code; const char *name; cmsCIExyYTRIPLE xy; } primaries[] = {
+        {1, "BT.709", {{0.640, 0.330, 1}, {0.300, 0.600, 1}, {0.150, 0.060, 1}}},
+        {2, "unspecified", {{0.640, 0.330, 1}, {0.300, 0.600, 1}, {0.150, 0.060, 1}}},
+        {9, "BT.2020", {{0.708, 0.292, 1}, {0.170, 0.797, 1}, {0.131, 0.046, 1}}},
+        {12, "Display P3", {{0.680, 0.320, 1}, {0.265, 0.690, 1}, {0.150, 0.060, 1}}},
+    };
+    int p = -1;
+    for (size_t i = 0; i < sizeof primaries / sizeof primaries[0]; i++) {
+        if (primaries[i].code == cicp->colour_primaries) p = (int)i;
+    }
+    // IEC 61966-2-1 (sRGB) and BT.709's inverse OETF as LittleCMS's parametric curve type 4:
+    // Y = (aX + b)^g for X >= d, else cX.
+    const double srgb[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
+    const double bt709[5] = {1 / 0.45, 1 / 1.099, 0.099 / 1.099, 1 / 4.5, 0.081};
+    const double linear[5] = {1, 1, 0, 1, 0};
+    const double *curve = NULL;
+    const char *curve_name = NULL;
+    switch (cicp->transfer_characteristics) {
+    case 2: case 13: curve = srgb; curve_name = "sRGB"; break;
+    case 1: case 6: case 14: case 15: curve = bt709; curve_name = "BT.709"; break;
+    case 8: curve = linear; curve_name = "linear"; break;
+    default: break;
+    }
+    snprintf(name, name_size, "nclx primaries %d, transfer %d", cicp->colour_primaries, cicp->transfer_characteristics);
+    if (p < 0 || curve == NULL) {
+        *problem = "nclx colour ignored: primaries or transfer (HDR PQ/HLG?) not convertible to sRGB here";
+        return NULL;
+    }
+    if ((primaries[p].code == 1 || primaries[p].code == 2) && curve == srgb) return NULL;  // sRGB itself
+    snprintf(name, name_size, "nclx: %s primaries, %s transfer", primaries[p].name, curve_name);
+    cmsCIExyY d65 = {0.3127, 0.3290, 1};
+    cmsToneCurve *tone = cmsBuildParametricToneCurve(context, 4, curve);
+    if (tone == NULL) return NULL;
+    cmsToneCurve *curves[3] = {tone, tone, tone};
+    cmsHPROFILE profile = cmsCreateRGBProfileTHR(context, &d65, &primaries[p].xy, curves);
+    cmsFreeToneCurve(tone);
+    return profile;
+}
+
 static void name_profile(cmsHPROFILE profile, gps_image_header *header) {
     header->profile_name[0] = 0;
     cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", header->profile_name,
@@ -98,7 +145,9 @@ static gps_color *ignore(gps_image_header *header, gps_warnings *warnings, const
 gps_color *gps_color_create(gps_image_header *header, gps_row_kind kind, int alpha, uint32_t bit_depth,
                             gps_warnings *warnings) {
     header->color_status = GPS_COLOR_NONE;
-    if (header->icc == NULL || header->icc_size == 0) return NULL;
+    int has_icc = header->icc != NULL && header->icc_size > 0;
+    if (!has_icc) header->icc = NULL;
+    if (!has_icc && !header->cicp.present) return NULL;
     gps_color *color = calloc(1, sizeof *color);
     if (color == NULL) return ignore(header, warnings, "ICC profile ignored: out of memory");
     color->context = cmsCreateContext(NULL, warnings);
@@ -108,13 +157,23 @@ gps_color *gps_color_create(gps_image_header *header, gps_row_kind kind, int alp
     }
     cmsSetLogErrorHandlerTHR(color->context, on_lcms_error);
 
-    cmsHPROFILE profile = cmsOpenProfileFromMemTHR(color->context, header->icc, (cmsUInt32Number)header->icc_size);
-    cmsHPROFILE srgb = cmsCreate_sRGBProfileTHR(color->context);
     const char *problem = NULL;
-    if (profile == NULL) {
-        problem = "ICC profile ignored: it cannot be read";
+    cmsHPROFILE profile = NULL;
+    if (header->icc != NULL) {
+        profile = cmsOpenProfileFromMemTHR(color->context, header->icc, (cmsUInt32Number)header->icc_size);
+        if (profile == NULL) problem = "ICC profile ignored: it cannot be read";
+        else name_profile(profile, header);
     } else {
-        name_profile(profile, header);
+        profile = profile_from_cicp(color->context, &header->cicp, header->profile_name, sizeof header->profile_name,
+                                    &problem);
+        if (profile == NULL && problem == NULL) {  // sRGB said in code points
+            gps_color_destroy(color);
+            header->color_status = GPS_COLOR_SRGB;
+            return NULL;
+        }
+    }
+    cmsHPROFILE srgb = cmsCreate_sRGBProfileTHR(color->context);
+    if (profile != NULL) {
         if (cmsGetColorSpace(profile) != expected_space(kind)) {
             problem = "ICC profile ignored: its colour space does not match the image's";
         } else if (srgb == NULL) {

@@ -33,7 +33,7 @@ struct AnalyzeCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
-    @Argument(help: "Photo (PNG or JPEG), or - for stdin.")
+    @Argument(help: "Photo (PNG, JPEG, HEIC, AVIF or WebP), or - for stdin.")
     var input: String
 
     var requestList: [ImageAnalyzer.Request] {

@@ -32,7 +32,7 @@ struct ClassifyCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
-    @Argument(help: "Photos (PNG or JPEG) or folders of them, or - for stdin.")
+    @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
     var inputs: [String]
 
     func validate() throws {

@@ -71,7 +71,7 @@ struct DetectCommand: ParsableCommand {
                                discussion: "tools/diagnose_rectangles.py reads it to tell where a missed rectangle was lost."))
     var trace: String?
 
-    @Argument(help: "Photo (PNG or JPEG), or - for stdin.")
+    @Argument(help: "Photo (PNG, JPEG, HEIC, AVIF or WebP), or - for stdin.")
     var input: String
 
     func validate() throws {

@@ -45,7 +45,7 @@ struct FacesCommand: ParsableCommand {
     @Option(help: "Also write the photo with each face's box, landmarks and confidence drawn to this PNG (one photo only).")
     var overlay: String?
 
-    @Option(help: ArgumentHelp("Place this image (PNG or JPEG; its alpha respected) over this region of every face, centred on it, stretched to its extent and turned with the eyes; repeatable. Regions: \(FaceRegion.allCases.map(\.rawValue).joined(separator: ", ")). Needs --output.",
+    @Option(help: ArgumentHelp("Place this image (any format gpustyle reads; its alpha respected) over this region of every face, centred on it, stretched to its extent and turned with the eyes; repeatable. Regions: \(FaceRegion.allCases.map(\.rawValue).joined(separator: ", ")). Needs --output.",
                                valueName: "region=image"))
     var mask: [String] = []
 
@@ -59,7 +59,7 @@ struct FacesCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
-    @Argument(help: "Photos (PNG or JPEG) or folders of them, or - for stdin.")
+    @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
     var inputs: [String]
 
     var options: FaceDetector.Options {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GPUStyle
 
-/// `gpustyle --style N photos/ -o out/`: every PNG/JPEG in a folder, one device and one set of
+/// `gpustyle --style N photos/ -o out/`: every photo in a folder (PNG, JPEG, HEIC, AVIF, WebP), one device and one set of
 /// pipelines for all of them, a progress bar when standard error is a terminal.
 ///
 /// Outputs are named by `FolderOutputNames` (checked before any work); an `-o` that is the input

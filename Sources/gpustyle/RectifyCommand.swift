@@ -36,7 +36,7 @@ struct RectifyCommand: ParsableCommand {
 
     @OptionGroup var rectangle: RectangleOptions
 
-    @Argument(help: "Photo (PNG or JPEG), or - for stdin.")
+    @Argument(help: "Photo (PNG, JPEG, HEIC, AVIF or WebP), or - for stdin.")
     var input: String
 
     @Argument(help: "Output PNG, or - for stdout.")

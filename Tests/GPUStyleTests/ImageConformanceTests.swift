@@ -105,6 +105,16 @@ final class ImageConformanceTests: XCTestCase {
         try assertConvertedMatchesAndUnconvertedWouldNot(["heic/p3.heic"])
     }
 
+    /// Display P3 said with nclx code points (primaries 12, transfer 13) and no ICC profile:
+    /// converted as the P3 profile would be. The plain file's nclx (1, 13) is sRGB: untouched.
+    func testHEICNclxDisplayP3IsConvertedLikeItsICCProfile() throws {
+        try assertConvertedMatchesAndUnconvertedWouldNot(["heic/nclx_p3.heic"])
+        let report = try XCTUnwrap(ImageIO.read(path: ConformanceFixtures.path("heic/nclx_p3.heic")).decodeReport)
+        XCTAssertEqual(report.colour, .converted(from: "nclx: Display P3 primaries, sRGB transfer"))
+        let plain = try XCTUnwrap(ImageIO.read(path: ConformanceFixtures.path("heic/plain.heic")).decodeReport)
+        XCTAssertEqual(plain.colour, .sRGB(profile: "nclx primaries 1, transfer 13"))
+    }
+
     func testWebPLossyLosslessAndAlphaMatchPillowOnBothPaths() throws {
         try assertMatchesPillow(try ConformanceFixtures.files("webp").map { "webp/\($0)" })
     }
