@@ -44,9 +44,13 @@ enum ImageReader {
         } ?? .normal
         let count = width * height
         let hasAlpha = header.has_alpha != 0
-        // The planes, plus the one-plane copy a 90-degree EXIF rotation needs (Image.orient).
+        // The planes, plus the one-plane copy a 90-degree EXIF rotation needs (Image.orient),
+        // plus for HEIF libheif's interleaved RGB(A) image, alive next to the planes while they
+        // are filled (3-8 bytes a pixel; heic_decode.c measures it).
         let planes = (hasAlpha ? 4 : 3) + (orientation.swapsAxes ? 1 : 0)
-        let bytes = planes * count * MemoryLayout<Float>.size
+        let heif = header.format == GPS_FORMAT_HEIC || header.format == GPS_FORMAT_AVIF
+        let decoderCopy = heif ? count * (hasAlpha ? 4 : 3) * (header.bit_depth > 8 ? 2 : 1) : 0
+        let bytes = planes * count * MemoryLayout<Float>.size + decoderCopy
         try AllocationProbe.check(bytes: bytes, what: name, purpose: "to decode \(width)x\(height)")
 
         // Every element is written by the decoder; zero-filling first would cost a pass over
