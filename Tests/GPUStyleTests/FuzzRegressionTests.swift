@@ -1,0 +1,36 @@
+import CImageShims
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// What the fuzz targets found (tools/fuzz, README "Fuzzing"), each input fed back to the reader
+/// that failed on it. Inputs of their own are in Fixtures/fuzz; one found among the existing
+/// fixtures is read from there.
+final class FuzzRegressionTests: XCTestCase {
+    /// cimageshims.h promises a JPEG's EXIF block until gps_reader_destroy, but it pointed into
+    /// libjpeg's image pool, which jpeg_finish_decompress frees at the end of the pixels: the jpeg
+    /// target (which reads the block after the pixels) hit a heap use-after-free under ASan on the
+    /// seed images/progressive_exif8.jpg. The block is now the decoder's own copy.
+    func testJPEGExifBlockOutlivesThePixels() throws {
+        let data = try ImageFixtures.data("progressive_exif8.jpg")
+        try data.withUnsafeBytes { bytes in
+            let reader = try XCTUnwrap(gps_reader_create(-1, bytes.baseAddress, bytes.count))
+            defer { gps_reader_destroy(reader) }
+            var header = gps_image_header()
+            var error = gps_decode_error()
+            XCTAssertEqual(gps_reader_read_header(reader, &header, &error), GPS_OK)
+            let exif = try XCTUnwrap(header.exif)
+            let before = Array(UnsafeBufferPointer(start: exif, count: header.exif_size))
+            let count = Int(header.width * header.height)
+            var rgb = [Float](repeating: 0, count: 3 * count)
+            XCTAssertEqual(gps_reader_read_pixels(reader, &rgb, nil, &error), GPS_OK)
+            // Freed memory is handed out again by the next allocations: the block must be unchanged
+            // after some (a use after free is certain to show only under ASan, as in tools/fuzz).
+            let churn = (0..<64).map { _ in [UInt8](repeating: 0xA5, count: header.exif_size) }
+            let after = Array(UnsafeBufferPointer(start: exif, count: header.exif_size))
+            withExtendedLifetime(churn) {}
+            XCTAssertEqual(after, before)
+            XCTAssertEqual(ExifOrientation.fromTIFF(after), .rotate90CounterClockwise)
+        }
+    }
+}
