@@ -24,11 +24,19 @@ final class FuzzRegressionTests: XCTestCase {
             let count = Int(header.width * header.height)
             var rgb = [Float](repeating: 0, count: 3 * count)
             XCTAssertEqual(gps_reader_read_pixels(reader, &rgb, nil, &error), GPS_OK)
-            // Freed memory is handed out again by the next allocations: the block must be unchanged
-            // after some (a use after free is certain to show only under ASan, as in tools/fuzz).
-            let churn = (0..<64).map { _ in [UInt8](repeating: 0xA5, count: header.exif_size) }
+            // Without ASan, reuse makes a freed block visible: glibc hands the blocks just freed
+            // (libjpeg's saved markers among them) to the next mallocs of their size, so fill
+            // eight blocks of every size up to 1 KiB. The freed EXIF then reads 0xA5.
+            var blocks: [UnsafeMutableRawPointer] = []
+            for size in stride(from: 16, through: 1024, by: 16) {
+                for _ in 0..<8 {
+                    let block = try XCTUnwrap(malloc(size))
+                    memset(block, 0xA5, size)
+                    blocks.append(block)
+                }
+            }
+            defer { blocks.forEach { free($0) } }
             let after = Array(UnsafeBufferPointer(start: exif, count: header.exif_size))
-            withExtendedLifetime(churn) {}
             XCTAssertEqual(after, before)
             XCTAssertEqual(ExifOrientation.fromTIFF(after), .rotate90CounterClockwise)
         }
