@@ -41,4 +41,19 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertEqual(ExifOrientation.fromTIFF(after), .rotate90CounterClockwise)
         }
     }
+
+    /// A mutation of onnx/mixed_ops.onnx whose folded ConstantOfShape made ~10^8 values: the
+    /// import took 30 s under ASan (most of it describing them in Pad's error) and GBs at most.
+    /// Folding now stops at ONNXGraphBuilder.maximumFoldedElements, with an error at once.
+    func testONNXHugeFoldedConstantIsRefusedAtOnce() throws {
+        let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!
+            .appendingPathComponent("fuzz/onnx-timeout-huge-folded-constant.onnx")
+        let data = try Data(contentsOf: url)
+        let start = Date()
+        XCTAssertThrowsError(try ModelConversion.fromONNX(data, source: "fuzz.onnx", metadata: .init(name: "fuzz"))) { error in
+            XCTAssertTrue(error is ONNXImportError, "\(error)")
+            XCTAssertTrue("\(error)".contains("are folded"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+    }
 }
