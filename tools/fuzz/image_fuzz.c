@@ -12,11 +12,10 @@
 #include "cimageshims.h"
 
 // The largest image decoded, as `--max-pixels 1048576` would allow: a 20-byte header can claim
-// 60000x60000, and a fuzzer that allocates and fills big planes per input explores little.
-// 1 MP, not more: at 4 MP the JPEG target ran at about 400 inputs/s, most of the time spent
-// allocating and clearing libjpeg's whole-image buffers for mutated progressive headers; the
-// reader's size arithmetic (size_t, 64-bit) has no threshold between 1 MP and the library's
-// 100 MP default. The reader only ever sees sizes the caller accepted, as in the library.
+// 60000x60000, and a fuzzer that allocates gigabytes per input explores nothing (and trips the
+// RSS limit). 1 MP keeps the planes of any input cheap; the reader's size arithmetic (64-bit
+// size_t) has no threshold between 1 MP and the library's 100 MP default. The reader only ever
+// sees sizes the caller accepted, as in the library.
 #ifndef GPS_FUZZ_MAX_PIXELS
 #define GPS_FUZZ_MAX_PIXELS (1u << 20)
 #endif
