@@ -33,6 +33,7 @@ struct gps_jpeg_decoder {
     uint8_t *icc;      // the ICC profile gathered from APP2 segments (malloc'd by libjpeg)
     gps_color *color;  // NULL: the samples are sRGB already (or plain CMYK, see cmyk_to_rgb)
     gps_warnings *warnings;
+    uint8_t *exif;     // the header's EXIF block, copied (see find_exif)
     char *message;
     size_t message_size;
 };
@@ -121,15 +122,23 @@ static int failure(struct gps_jpeg_decoder *d) {
     return GPS_ERR_CORRUPT;
 }
 
-// The TIFF data of the first APP1 segment that starts with "Exif\0\0".
-static void find_exif(struct jpeg_decompress_struct *info, gps_image_header *header) {
-    for (jpeg_saved_marker_ptr m = info->marker_list; m != NULL; m = m->next) {
+// The TIFF data of the first APP1 segment that starts with "Exif\0\0", copied: the saved
+// markers live in libjpeg's image pool, which jpeg_finish_decompress frees, but the header
+// promises the block until gps_reader_destroy (found by tools/fuzz, which reads it after the
+// pixels). A segment is at most 64 KiB. Returns 0 when out of memory.
+static int find_exif(struct gps_jpeg_decoder *d, gps_image_header *header) {
+    for (jpeg_saved_marker_ptr m = d->info.marker_list; m != NULL; m = m->next) {
         if (m->marker == JPEG_APP0 + 1 && m->data_length >= 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
-            header->exif = m->data + 6;
-            header->exif_size = m->data_length - 6;
-            return;
+            size_t size = m->data_length - 6;
+            d->exif = malloc(size > 0 ? size : 1);
+            if (d->exif == NULL) return 0;
+            memcpy(d->exif, m->data + 6, size);
+            header->exif = d->exif;
+            header->exif_size = size;
+            return 1;
         }
     }
+    return 1;
 }
 
 int gps_jpeg_read_header(struct gps_jpeg_decoder *d, gps_image_header *header, gps_decode_error *error) {
@@ -147,7 +156,7 @@ int gps_jpeg_read_header(struct gps_jpeg_decoder *d, gps_image_header *header, g
     header->width = d->info.image_width;
     header->height = d->info.image_height;
     if (header->width == 0 || header->height == 0) return GPS_ERR_EMPTY;
-    find_exif(&d->info, header);
+    if (!find_exif(d, header)) return GPS_ERR_NO_MEMORY;
 
     gps_row_kind kind = GPS_ROWS_RGB;
     switch (d->info.jpeg_color_space) {
@@ -245,5 +254,6 @@ void gps_jpeg_destroy(struct gps_jpeg_decoder *d) {
     free(d->icc);
     free(d->row);
     free(d->rgb_row);
+    free(d->exif);
     free(d);
 }

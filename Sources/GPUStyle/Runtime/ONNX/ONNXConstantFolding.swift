@@ -7,6 +7,24 @@ extension ONNXGraphBuilder {
     static let foldable: Set<String> = ["Identity", "Cast", "ConstantOfShape", "Concat", "Reshape", "Slice",
                                         "Transpose", "Unsqueeze", "Squeeze", "Gather"]
 
+    /// The most values ConstantOfShape, Concat and Gather may make beyond what their inputs
+    /// hold. Those three can make more values than the file holds (a shape, a name repeated, an
+    /// index repeated): without a bound a few bytes made a ConstantOfShape of 10^8 values, and
+    /// describing it in Pad's error took 30 s (tools/fuzz, onnx target); at 2^30 it is 12 GB.
+    /// Folded shape computations are a few values. 2^20 (4 MB of floats), not 2^24: the fuzzer
+    /// then transposed a folded 2^24 values in 24 s under ASan. A Concat or Gather of real
+    /// weights may make as many values as its data input holds (a 1280x1000 classifier weight
+    /// is 1.28 M), so the bound is the larger of the two. The other folded ops make at most as
+    /// many values as their input, which is bounded by this or by the file's bytes.
+    static let maximumFoldedElements = 1 << 20
+
+    /// Throws unless `count` values are within the bound for an op whose inputs hold `available`.
+    static func checkFolded(_ count: Int, available: Int, _ bad: (String) -> Error) throws {
+        guard count <= max(maximumFoldedElements, available) else {
+            throw bad("makes \(count) values (at most \(max(maximumFoldedElements, available)) are folded)")
+        }
+    }
+
     /// The node's value if it can be computed now, else nil (it is then mapped as an op).
     func folded(_ node: Onnx_NodeProto, _ a: Attributes) throws -> ONNXTensor? {
         let names = node.input.filter { !$0.isEmpty }
@@ -38,6 +56,7 @@ extension ONNXGraphBuilder {
         case "ConstantOfShape":
             let dims = try ints(x)
             let count = try checkedCount(dims, bad)
+            try Self.checkFolded(count, available: 0, bad)
             var value = ONNXTensor(dims: [], floats: [0], ints: nil)
             if let t = a.byName["value"], t.hasT { value = try ONNXTensor(t.t, what: "\(source): ConstantOfShape value") }
             guard let v = value.floats.first else { throw bad("empty value") }
@@ -52,6 +71,9 @@ extension ONNXGraphBuilder {
             guard inputs.allSatisfy(fits) else {
                 throw bad("concatenates tensors of shapes \(inputs.map(\.dims))")
             }
+            // Each distinct input once: a name repeated is what amplifies.
+            let distinct = Dictionary(zip(names, inputs), uniquingKeysWith: { first, _ in first }).values
+            try Self.checkFolded(inputs.reduce(0) { $0 + $1.count }, available: distinct.reduce(0) { $0 + $1.count }, bad)
             let outer = x.dims[..<k].reduce(1, *), inner = x.dims[(k + 1)...].reduce(1, *)
             var floats: [Float] = [], values: [Int]? = inputs.allSatisfy({ $0.ints != nil }) ? [] : nil
             for o in 0..<outer {
@@ -125,6 +147,8 @@ extension ONNXGraphBuilder {
             let k = try axis(a.int("axis", 0), rank: x.dims.count)
             let indices = try ints(inputs[1]).map { $0 < 0 ? $0 + x.dims[k] : $0 }
             guard indices.allSatisfy({ $0 >= 0 && $0 < x.dims[k] }) else { throw bad("index out of range") }
+            let total = indices.isEmpty ? 0 : x.count / x.dims[k] * indices.count
+            try Self.checkFolded(total, available: x.count, bad)
             var selection = x.dims.map { Array(0..<$0) }
             selection[k] = indices
             var result = x.selecting(selection)

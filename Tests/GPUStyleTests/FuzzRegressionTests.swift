@@ -1,0 +1,61 @@
+import CImageShims
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// What the fuzz targets found (tools/fuzz, README "Fuzzing"), each input fed back to the reader
+/// that failed on it. Inputs of their own are in Fixtures/fuzz; one found among the existing
+/// fixtures is read from there.
+final class FuzzRegressionTests: XCTestCase {
+    /// cimageshims.h promises a JPEG's EXIF block until gps_reader_destroy, but it pointed into
+    /// libjpeg's image pool, which jpeg_finish_decompress frees at the end of the pixels: the jpeg
+    /// target (which reads the block after the pixels) hit a heap use-after-free under ASan on the
+    /// seed images/progressive_exif8.jpg. The block is now the decoder's own copy.
+    func testJPEGExifBlockOutlivesThePixels() throws {
+        let data = try ImageFixtures.data("progressive_exif8.jpg")
+        try data.withUnsafeBytes { bytes in
+            let reader = try XCTUnwrap(gps_reader_create(-1, bytes.baseAddress, bytes.count))
+            defer { gps_reader_destroy(reader) }
+            var header = gps_image_header()
+            var error = gps_decode_error()
+            XCTAssertEqual(gps_reader_read_header(reader, &header, &error), GPS_OK)
+            let exif = try XCTUnwrap(header.exif)
+            let before = Array(UnsafeBufferPointer(start: exif, count: header.exif_size))
+            let count = Int(header.width * header.height)
+            var rgb = [Float](repeating: 0, count: 3 * count)
+            XCTAssertEqual(gps_reader_read_pixels(reader, &rgb, nil, &error), GPS_OK)
+            // Without ASan, reuse makes a freed block visible: glibc hands the blocks just freed
+            // (libjpeg's saved markers among them) to the next mallocs of their size, so fill
+            // eight blocks of every size up to 1 KiB. The freed EXIF then reads 0xA5.
+            var blocks: [UnsafeMutableRawPointer] = []
+            for size in stride(from: 16, through: 1024, by: 16) {
+                for _ in 0..<8 {
+                    let block = try XCTUnwrap(malloc(size))
+                    memset(block, 0xA5, size)
+                    blocks.append(block)
+                }
+            }
+            defer { blocks.forEach { free($0) } }
+            let after = Array(UnsafeBufferPointer(start: exif, count: header.exif_size))
+            XCTAssertEqual(after, before)
+            XCTAssertEqual(ExifOrientation.fromTIFF(after), .rotate90CounterClockwise)
+        }
+    }
+
+    /// Mutations of onnx/mixed_ops.onnx whose folded constants were huge: a ConstantOfShape of
+    /// ~10^8 values took 30 s under ASan to refuse (most of it describing them in Pad's error),
+    /// and with folding capped at 2^24 a Transpose of a folded 2^24 values took 24 s. Folding now
+    /// stops at ONNXGraphBuilder.maximumFoldedElements (2^20), with an error at once.
+    func testONNXHugeFoldedConstantIsRefusedAtOnce() throws {
+        for name in ["onnx-timeout-huge-folded-constant.onnx", "onnx-slow-transpose-folded-constant.onnx"] {
+            let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appendingPathComponent("fuzz/\(name)")
+            let data = try Data(contentsOf: url)
+            let start = Date()
+            XCTAssertThrowsError(try ModelConversion.fromONNX(data, source: name, metadata: .init(name: "fuzz"))) { error in
+                XCTAssertTrue(error is ONNXImportError, "\(error)")
+                XCTAssertTrue("\(error)".contains("are folded"), "\(error)")
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(start), 2, name)
+        }
+    }
+}
