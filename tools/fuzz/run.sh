@@ -63,12 +63,13 @@ if [ "$kind" = c ]; then
     libs=(png16 jpeg)
     grep -qs "include <libheif/" "$shims"/*.[ch] && libs+=(heif)
     grep -qs "include <webp/" "$shims"/*.[ch] && libs+=(webp)
+    grep -qs "include <webp/demux.h>" "$shims"/*.[ch] && libs+=(webpdemux)
     grep -qs "include <lcms2.h>" "$shims"/*.[ch] && libs+=(lcms2)
     sources=("$root/tools/fuzz/image_fuzz.c" "$shims"/*.c)
     if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" "$shims"/*.h "$shims"/include -newer "$binary")" ]; then
         echo "fuzz: building $binary"
         # -fno-sanitize-recover: an undefined-behaviour report stops the run like a crash.
-        clang -std=c11 -O1 -g -Wall -Wextra -fuse-ld=lld \
+        clang -std=gnu11 -O1 -g -Wall -Wextra -fuse-ld=lld \
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
             -I "$shims/include" -I "$shims" $(pkg-config --cflags libpng) \
             "${sources[@]}" "${libs[@]/#/-l}" -o "$binary"
