@@ -7,6 +7,10 @@
 #include "png_errors.h"
 #include "util.h"
 
+// The longest ancillary chunk (and decompressed iCCP) read: 64 MiB, far above any real ICC
+// profile or EXIF block.
+#define GPS_PNG_CHUNK_MAX ((png_alloc_size_t)64 << 20)
+
 struct gps_png_decoder {
     gps_stream *stream;
     const gps_sample_table *table;
@@ -88,6 +92,14 @@ int gps_png_read_header(struct gps_png_decoder *d, gps_image_header *header, gps
     // libpng's default 1M x 1M cap would produce a confusing message; the caller's pixel limit
     // is the one that matters.
     png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
+    // An ancillary chunk's buffer is allocated at its declared length before it is read: a
+    // 1 KB file declaring a 1.9 GB tEXt made libpng ask for 1.9 GB (tools/fuzz, png target;
+    // Debian's libpng sets no cap). ICC profiles, EXIF and XMP text are at most a few MB; a
+    // longer chunk is refused (gps_png_on_warning). Text and other chunks that cannot change
+    // the pixels are not even read: libpng skips them as unknown chunks, a piece at a time.
+    png_set_chunk_malloc_max(d->png, GPS_PNG_CHUNK_MAX);
+    static const png_byte ignored[] = "tEXt\0zTXt\0iTXt\0sPLT\0hIST\0tIME\0pCAL\0sCAL\0oFFs\0pHYs\0bKGD\0sBIT";
+    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, ignored, (int)(sizeof ignored / 5));
     // Benign errors are warnings (gps_png_on_warning keeps the first for --verbose): libpng
     // uses them for problems that leave the pixels intact, such as an iCCP it dislikes ("known
     // incorrect sRGB profile" on scikit-image's astronaut.png and on many files Photoshop

@@ -91,7 +91,7 @@ int gps_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
     e.width = width;
     e.height = height;
     e.channels = channels;
-    e.message = (gps_message_buffer){message, message_size};
+    e.message = (gps_message_buffer){message, message_size, NULL};
 
     int status = encode_protected(&e);
     png_destroy_write_struct(e.png ? &e.png : NULL, e.info ? &e.info : NULL);

@@ -73,7 +73,7 @@ int gps_png_writer_open(gps_png_writer **out, int fd, uint32_t width, uint32_t h
     *out = w;
     if (w == NULL) return GPS_ERR_NO_MEMORY;
     w->fd = fd;
-    w->message = (gps_message_buffer){w->text, sizeof w->text};
+    w->message = (gps_message_buffer){w->text, sizeof w->text, NULL};
     if (width == 0 || height == 0) return w->status = GPS_ERR_EMPTY;
     if (channels != 3 && channels != 4) {
         gps_set_message(w->text, sizeof w->text, "only RGB and RGBA can be encoded");

@@ -44,8 +44,10 @@ final class ImagePNGBenignTests: XCTestCase {
         let plain = try [UInt8](ImageFixtures.data("rgb8.png"))
         let expected = try ImageIO.decode(Data(plain), name: "plain")
         let cases: [(name: String, chunk: [UInt8], warning: String)] = [
-            // A zTXt whose compressed text is not a zlib stream.
-            ("bad zTXt", PNGBytes.chunk("zTXt", Array("Comment".utf8) + [0, 0] + [UInt8](repeating: 9, count: 30)), "zTXt"),
+            // An sRGB chunk of two bytes (it holds one).
+            ("bad sRGB", PNGBytes.chunk("sRGB", [0, 0]), "sRGB"),
+            // A tEXt chunk whose CRC does not match (text is skipped unread; its CRC still checked).
+            ("bad tEXt CRC", Array(PNGBytes.chunk("tEXt", Array("Comment\u{0}hi".utf8)).dropLast()) + [0], "CRC"),
             // An iCCP whose compressed profile is not a zlib stream.
             ("bad iCCP", PNGBytes.chunk("iCCP", Array("photo".utf8) + [0, 0] + [UInt8](repeating: 7, count: 40)), "iCCP"),
             // A gAMA of zero.
