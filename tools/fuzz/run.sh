@@ -11,7 +11,8 @@
 # findings (.build-fuzz/findings/TARGET) and a log per run (.build-fuzz/logs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$root/.build-fuzz
+# FUZZ_DIR: another place for all of it (tools/fuzz/smoke.sh keeps its fresh corpora apart).
+out=${FUZZ_DIR:-$root/.build-fuzz}
 fixtures=$root/Tests/GPUStyleTests/Fixtures
 shims=$root/Sources/CImageShims
 
