@@ -27,11 +27,12 @@
 #include "quiet_stderr.h"
 #include "util.h"
 
-// libheif refuses images wider or taller than this from their 'ispe' box. Its default (32768 a
-// side) would refuse a 100 MP panorama (40000x2500) that the caller's pixel limit allows; the
-// pixel limit is what guards memory, checked between header and pixels, so libheif's side
-// limit only has to stop sizes no photo has.
-#define HEIF_SIDE_LIMIT 65536
+// libheif refuses images (the primary, and its alpha, grid tiles and other auxiliary images)
+// wider or taller than this. Its own default, 32768 a side, is kept on purpose: at 65536 a
+// 1.4 KB file whose alpha image declares 42926x59405 made libheif 1.15 allocate 2.5 GB and
+// crash in a memset past 2^31 bytes (tools/fuzz, heic target; gpustyle exited with SIGSEGV).
+// A HEIC panorama wider than 32768 is refused as unsupported; --max-pixels decides the rest.
+#define HEIF_SIDE_LIMIT 32768
 
 struct gps_heic_decoder {
     gps_stream *stream;

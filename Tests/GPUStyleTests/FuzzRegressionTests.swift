@@ -88,4 +88,14 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertTrue(error.description.hasPrefix(name + ": "), error.description)
         }
     }
+
+    /// A 1.4 KB HEIC whose alpha image declares 42926x59405: with libheif's side limit raised
+    /// to 65536, libheif 1.15 allocated 2.5 GB and crashed in a memset (gpustyle died with
+    /// SIGSEGV; the heic target saw the allocation). Its own 32768 limit refuses the file.
+    func testHEICWithAHugeAlphaImageIsRefusedNotACrash() throws {
+        let name = "heic-crash-huge-alpha-image.heic"
+        XCTAssertThrowsError(try ImageIO.decode(Self.fuzzInput(name), name: name)) { error in
+            XCTAssertTrue("\(error)".hasPrefix(name + ": unsupported HEIC"), "\(error)")
+        }
+    }
 }
