@@ -70,6 +70,15 @@ static int heif_format(const uint8_t *b, size_t n) {
     return format;
 }
 
+int gps_sniff_format(const uint8_t *bytes, size_t count) {
+    if (count >= sizeof png_signature && memcmp(bytes, png_signature, sizeof png_signature) == 0) return GPS_FORMAT_PNG;
+    if (count >= sizeof jpeg_signature && memcmp(bytes, jpeg_signature, sizeof jpeg_signature) == 0) return GPS_FORMAT_JPEG;
+    int heif = heif_format(bytes, count);
+    if (heif != 0) return heif;
+    if (is_webp(bytes, count)) return GPS_FORMAT_WEBP;
+    return 0;
+}
+
 int gps_reader_read_header(gps_reader *reader, gps_image_header *header, gps_decode_error *error) {
     memset(header, 0, sizeof *header);
     memset(error, 0, sizeof *error);
@@ -78,33 +87,28 @@ int gps_reader_read_header(gps_reader *reader, gps_image_header *header, gps_dec
         if (reader->stream.read_errno != 0) return checked(reader, GPS_ERR_READ, error);
         return GPS_ERR_NO_DATA;
     }
-    const uint8_t *first = reader->stream.next;
-    if (available >= sizeof png_signature && memcmp(first, png_signature, sizeof png_signature) == 0) {
-        reader->format = GPS_FORMAT_PNG;
+    reader->format = gps_sniff_format(reader->stream.next, available);
+    header->format = reader->format;
+    switch (reader->format) {
+    case GPS_FORMAT_PNG:
         reader->png = gps_png_create(&reader->stream, &reader->table, &reader->warnings);
         if (reader->png == NULL) return GPS_ERR_NO_MEMORY;
         return checked(reader, gps_png_read_header(reader->png, header, error), error);
-    }
-    if (available >= sizeof jpeg_signature && memcmp(first, jpeg_signature, sizeof jpeg_signature) == 0) {
-        reader->format = GPS_FORMAT_JPEG;
+    case GPS_FORMAT_JPEG:
         reader->jpeg = gps_jpeg_create(&reader->stream, &reader->table, &reader->warnings);
         if (reader->jpeg == NULL) return GPS_ERR_NO_MEMORY;
         return checked(reader, gps_jpeg_read_header(reader->jpeg, header, error), error);
-    }
-    int heif = heif_format(first, available);
-    if (heif != 0) {
-        reader->format = heif;
-        header->format = heif;
+    case GPS_FORMAT_HEIC:
+    case GPS_FORMAT_AVIF:
         reader->heic = gps_heic_create(&reader->stream, &reader->table, &reader->warnings);
         if (reader->heic == NULL) return GPS_ERR_NO_MEMORY;
         return checked(reader, gps_heic_read_header(reader->heic, header, error), error);
-    }
-    if (is_webp(first, available)) {
-        reader->format = GPS_FORMAT_WEBP;
-        header->format = GPS_FORMAT_WEBP;
+    case GPS_FORMAT_WEBP:
         reader->webp = gps_webp_create(&reader->stream, &reader->table, &reader->warnings);
         if (reader->webp == NULL) return GPS_ERR_NO_MEMORY;
         return checked(reader, gps_webp_read_header(reader->webp, header, error), error);
+    default:
+        break;
     }
     return checked(reader, GPS_ERR_NOT_IMAGE, error);
 }

@@ -92,6 +92,10 @@ typedef struct gps_decode_error {
 // `size` bytes at `bytes` (kept by the caller until destroy). NULL when out of memory.
 gps_reader *gps_reader_create(int fd, const void *bytes, size_t size);
 
+// The format the first `count` bytes announce (GPS_FORMAT_*), or 0: the reader's own rule,
+// also used by the Swift side to check standard input before reading it whole.
+int gps_sniff_format(const uint8_t *bytes, size_t count);
+
 // Sniffs the signature and reads the header. Only the first bytes are read when the input is
 // not an image (so /dev/zero fails at once).
 int gps_reader_read_header(gps_reader *reader, gps_image_header *header, gps_decode_error *error);

@@ -1,9 +1,9 @@
 import CImageShims
 import Foundation
 
-/// Container formats recognised by their leading bytes (extensions lie). The C reader sniffs
-/// files itself (reader.c, with the same rules); this is for standard input, checked before
-/// it is read whole.
+/// Container formats recognised by their leading bytes (extensions lie), by the C reader's one
+/// rule (gps_sniff_format); files are sniffed by the reader itself, this is for standard input,
+/// checked before it is read whole.
 enum ImageFormat {
     case png
     case jpeg
@@ -12,11 +12,6 @@ enum ImageFormat {
     case webp
 
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-    static let jpegSignature: [UInt8] = [0xFF, 0xD8, 0xFF]
-
-    /// HEIF image brands libheif 1.15 decodes (HEVC, generic, AV1), as in reader.c.
-    static let heifBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs",
-                                          "mif1", "msf1", "avif", "avis"]
 
     /// Bytes looked at to tell the formats apart: an ftyp box's first compatible brands.
     static let signatureLength = 64
@@ -24,29 +19,16 @@ enum ImageFormat {
     /// The one line for input that is none of them.
     static let notAnImage = "not a PNG, JPEG, HEIC, AVIF or WebP image"
 
+    /// The C reader's rule (gps_sniff_format), so stdin and files are told apart alike.
     init?(sniffing data: Data) {
         let bytes = [UInt8](data.prefix(Self.signatureLength))
-        if bytes.starts(with: Self.pngSignature) {
-            self = .png
-        } else if bytes.starts(with: Self.jpegSignature) {
-            self = .jpeg
-        } else if bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) {
-            self = .webp
-        } else if Self.hasHEIFBrand(bytes) {
-            self = .heif
-        } else {
-            return nil
+        switch bytes.withUnsafeBufferPointer({ gps_sniff_format($0.baseAddress, $0.count) }) {
+        case GPS_FORMAT_PNG: self = .png
+        case GPS_FORMAT_JPEG: self = .jpeg
+        case GPS_FORMAT_HEIC, GPS_FORMAT_AVIF: self = .heif
+        case GPS_FORMAT_WEBP: self = .webp
+        default: return nil
         }
-    }
-
-    /// An ftyp box whose major brand or a compatible brand (within `bytes`) is a HEIF image brand.
-    private static func hasHEIFBrand(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 12, bytes[4..<8].elementsEqual("ftyp".utf8) else { return false }
-        let declared = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
-        let end = declared >= 16 && declared <= bytes.count ? declared : bytes.count
-        // The major brand at 8, the minor version at 12, compatible brands from 16.
-        let offsets = [8] + Array(stride(from: 16, to: end - 3, by: 4))
-        return offsets.contains { heifBrands.contains(String(decoding: bytes[$0..<$0 + 4], as: UTF8.self)) }
     }
 
     /// The format's name in messages, from the C reader's GPS_FORMAT_*.
