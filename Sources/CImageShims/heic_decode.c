@@ -24,6 +24,7 @@
 
 #include "color.h"
 #include "decoders.h"
+#include "heif_boxes.h"
 #include "quiet_stderr.h"
 #include "util.h"
 
@@ -105,6 +106,32 @@ static void read_nclx(struct gps_heic_decoder *d, gps_image_header *header) {
     heif_nclx_color_profile_free(nclx);
 }
 
+// The coded picture (the 'ispe' box) is what libheif decodes before 'clap' crops it and 'irot'
+// turns it: pillow-heif's 64x48 fixtures are coded 64x64. It is reported to the caller, whose
+// pixel limit then covers what is decoded, not only what is shown: a file may declare a large
+// ispe and crop it to a few pixels.
+//
+// A grid or overlay is drawn on a canvas whose size its own item data declare, which ISO/IEC
+// 23008-12 requires to equal its ispe but libheif 1.15 never compares: a 901-byte overlay with
+// a 64x64 ispe and a 26990x26112 canvas made it fill 4.1 GB before cropping (tools/fuzz, heic
+// target; fixtures/fuzz/heic-oom-overlay-canvas-beyond-ispe.heic). heif_boxes.c compares the
+// primary's; the side limit, lowered to the longest side of the primary's ispe once the header
+// is read, bounds every other canvas (an alpha image's) before libheif allocates it.
+static void limit_to_coded_size(struct gps_heic_decoder *d, gps_image_header *header) {
+    int coded_width = heif_image_handle_get_ispe_width(d->handle);
+    int coded_height = heif_image_handle_get_ispe_height(d->handle);
+    uint32_t side = header->width > header->height ? header->width : header->height;
+    if (coded_width > 0 && coded_height > 0) {
+        header->coded_width = (uint32_t)coded_width;
+        header->coded_height = (uint32_t)coded_height;
+        if ((uint32_t)coded_width > side) side = (uint32_t)coded_width;
+        if ((uint32_t)coded_height > side) side = (uint32_t)coded_height;
+    }
+    // One above the longest side: libheif refuses a canvas side equal to the limit (measured
+    // on the 128x128 grid fixture: refused at 128, decoded at 129), a coded image's not.
+    if (side < HEIF_SIDE_LIMIT) heif_context_set_maximum_image_size_limit(d->context, (int)side + 1);
+}
+
 int gps_heic_read_header(struct gps_heic_decoder *d, gps_image_header *header, gps_decode_error *error) {
     const uint8_t *data = NULL;
     size_t size = 0;
@@ -126,6 +153,15 @@ int gps_heic_read_header(struct gps_heic_decoder *d, gps_image_header *header, g
     header->width = width > 0 ? (uint32_t)width : 0;
     header->height = height > 0 ? (uint32_t)height : 0;
     if (header->width == 0 || header->height == 0) return GPS_ERR_EMPTY;
+    limit_to_coded_size(d, header);
+    heif_item_id primary = 0;
+    failed = heif_context_get_primary_image_ID(d->context, &primary);
+    if (failed.code != heif_error_Ok) return failure(failed, error);
+    status = gps_heif_check_derivations(data, size, primary,
+                                        (uint32_t)heif_image_handle_get_ispe_width(d->handle),
+                                        (uint32_t)heif_image_handle_get_ispe_height(d->handle), error->message,
+                                        sizeof error->message);
+    if (status != GPS_OK) return status;
     d->width = header->width;
     d->height = header->height;
     d->has_alpha = heif_image_handle_has_alpha_channel(d->handle) != 0;

@@ -98,4 +98,58 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix(name + ": unsupported HEIC"), "\(error)")
         }
     }
+
+    /// A HEIC whose overlay primary has a 64x64 'ispe' but declares a 26990x26112 canvas (made
+    /// by the heic target, rebuilt by tools/make_heic_derived_fixtures.py): libheif 1.15 filled
+    /// a 4.1 GB canvas for the 901-byte file before cropping it, and the target ran out of memory.
+    /// The side limit is now the ispe's, so libheif refuses the canvas before allocating it.
+    func testHEICOverlayCanvasBeyondItsIspeIsRefusedBeforeItsAllocation() throws {
+        let name = "heic-oom-overlay-canvas-beyond-ispe.heic"
+        let before = Self.peakResidentBytes()
+        XCTAssertThrowsError(try ImageIO.decode(Self.fuzzInput(name), name: name)) { error in
+            XCTAssertTrue("\(error)".hasPrefix(name + ": unsupported HEIC"), "\(error)")
+            XCTAssertTrue("\(error)".contains("26990x26112"), "\(error)")
+        }
+        // The canvas is 2.1 GB of RGB at least: the process's peak must not have come near it.
+        XCTAssertLessThan(Self.peakResidentBytes() - before, 1 << 30)
+    }
+
+    /// A grid listing itself among its tiles (the heic target's mutation of grid.heic, rebuilt by
+    /// tools/make_heic_derived_fixtures.py): libheif 1.15 recursed into it without end, a canvas
+    /// a level, past 2 GB. heif_boxes.c refuses a derived image among a derived image's inputs.
+    func testHEICGridListingItselfIsRefusedBeforeDecoding() throws {
+        let name = "heic-oom-grid-lists-itself.heic"
+        let before = Self.peakResidentBytes()
+        XCTAssertThrowsError(try ImageIO.decode(Self.fuzzInput(name), name: name)) { error in
+            XCTAssertEqual("\(error)", name + ": unsupported HEIC: item 1 (grid) is derived from item 1 (grid), not from a coded image")
+        }
+        XCTAssertLessThan(Self.peakResidentBytes() - before, 1 << 30)
+    }
+
+    /// An overlay whose input is an item of an unknown type ('hvc0', the smoke run's mutation of
+    /// overlay.heic): libheif 1.15 failed an assertion and aborted the process (SIGABRT).
+    func testHEICOverlayOfAnItemOfUnknownTypeIsRefusedNotAnAbort() throws {
+        let name = "heic-abort-overlay-of-unknown-item.heic"
+        XCTAssertThrowsError(try ImageIO.decode(Self.fuzzInput(name), name: name)) { error in
+            XCTAssertEqual("\(error)", name + ": unsupported HEIC: item 1 (iovl) is derived from item 2 (hvc0), not from a coded image")
+        }
+    }
+
+    /// The pixel limit covers what libheif decodes, not only what it shows: pillow-heif's
+    /// plain.heic is coded 64x64 and cropped ('clap') to 64x48.
+    func testHEICPixelLimitCountsTheCodedPictureBeforeItsCrop() throws {
+        let data = try Data(contentsOf: Bundle.module.url(forResource: "Fixtures", withExtension: nil)!
+            .appendingPathComponent("heic-webp/plain.heic"))
+        let shown = try ImageIO.decode(data, name: "plain.heic", limits: DecodeLimits(maxPixels: 64 * 64))
+        XCTAssertEqual([shown.width, shown.height], [64, 48])
+        XCTAssertThrowsError(try ImageIO.decode(data, name: "plain.heic", limits: DecodeLimits(maxPixels: 64 * 48))) { error in
+            XCTAssertTrue("\(error)".contains("64x64"), "\(error)")
+        }
+    }
+
+    static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return usage.ru_maxrss * 1024
+    }
 }

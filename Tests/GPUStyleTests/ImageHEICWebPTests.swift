@@ -12,7 +12,9 @@ final class ImageHEICWebPTests: XCTestCase {
     static func path(_ file: String) -> String { directory.appendingPathComponent(file).path }
     static func data(_ file: String) throws -> Data { try Data(contentsOf: directory.appendingPathComponent(file)) }
 
-    /// Every fixture with a reference decode (expected/<file>.png).
+    /// Every fixture with a reference decode (expected/<file>.png): tools/make_heic_webp_fixtures.py,
+    /// and the grid and overlay HEICs (an iPhone photo is a grid of tiles) of
+    /// tools/make_heic_derived_fixtures.py.
     static var fixtures: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path("expected"))) ?? []
         return names.filter { $0.hasSuffix(".png") }.map { String($0.dropLast(4)) }.sorted()
@@ -26,7 +28,7 @@ final class ImageHEICWebPTests: XCTestCase {
 
     func testDecodedValuesMatchTheReferenceDecoders() throws {
         let fixtures = Self.fixtures
-        XCTAssertEqual(fixtures.count, 14, "\(fixtures)")
+        XCTAssertEqual(fixtures.count, 16, "\(fixtures)")
         for file in fixtures {
             let image = try ImageIO.read(path: Self.path(file))
             let expected = try ImageIO.read(path: Self.path("expected/\(file).png"))

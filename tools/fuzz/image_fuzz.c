@@ -31,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     gps_decode_error error;
     if (gps_reader_read_header(reader, &header, &error) == GPS_OK) {
         uint64_t pixels = (uint64_t)header.width * header.height;
-        if (pixels > 0 && pixels <= GPS_FUZZ_MAX_PIXELS) {
+        uint64_t coded = (uint64_t)header.coded_width * header.coded_height;
+        if (pixels > 0 && pixels <= GPS_FUZZ_MAX_PIXELS && coded <= GPS_FUZZ_MAX_PIXELS) {
             // malloc, not calloc: the decoder must write every element, and the planes are left
             // uninitialised in the library too (ImageReader.swift).
             float *rgb = malloc((size_t)pixels * 3 * sizeof(float));

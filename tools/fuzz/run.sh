@@ -104,8 +104,11 @@ fi
 
 # ---- Run ----
 # In-process and single-threaded (no -jobs/-workers): the machine's cores are shared.
+# -close_fd_mask=2: libFuzzer and the sanitizers report on a copy of stderr, so their reports
+# survive the reader pointing stderr at /dev/null around libheif (quiet_stderr.h). Without it
+# an out-of-memory inside libheif was found with no report at all (exit status 71).
 flags=("$limit" -max_len="$max_len" -rss_limit_mb=2048 -detect_leaks=1 -timeout=30
-       -print_final_stats=1 -artifact_prefix="$out/findings/$name/")
+       -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="$out/findings/$name/")
 [ "$dict" != - ] && flags+=(-dict="$root/tools/fuzz/$dict")
 log=$out/logs/$name-$(date -u +%Y%m%dT%H%M%SZ).log
 echo "fuzz: $binary ${flags[*]} $* $out/corpus/$name" | tee "$log"

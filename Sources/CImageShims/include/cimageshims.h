@@ -72,6 +72,8 @@ typedef struct gps_image_header {
     int format;          // GPS_FORMAT_*
     uint32_t width;      // as stored (before any EXIF orientation); HEIF: after irot/imir,
     uint32_t height;     //   which the decoder applies (HEIF's EXIF orientation is ignored)
+    uint32_t coded_width;   // HEIF: the picture decoded before 'clap' crops it (its 'ispe'),
+    uint32_t coded_height;  //   which the caller's pixel limit must also allow; 0: width x height
     int has_alpha;       // PNG with an alpha channel or tRNS; HEIF alpha plane; WebP alpha
     const uint8_t *exif; // TIFF data of the EXIF block (JPEG APP1 after "Exif\0\0", PNG eXIf,
     size_t exif_size;    //   WebP EXIF chunk), or NULL; valid until gps_reader_destroy

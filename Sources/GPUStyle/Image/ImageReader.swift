@@ -38,6 +38,10 @@ enum ImageReader {
             throw failure(status, error, name: name, format: format, bytes: 0, width: width, height: height)
         }
         try limits.check(width: width, height: height, name: name)
+        // HEIF: what libheif decodes before cropping to width x height (heic_decode.c).
+        if header.coded_width > 0 {
+            try limits.check(width: Int(header.coded_width), height: Int(header.coded_height), name: name)
+        }
 
         let orientation = header.exif.map {
             ExifOrientation.fromTIFF(Array(UnsafeBufferPointer(start: $0, count: header.exif_size)))
