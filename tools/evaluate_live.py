@@ -101,12 +101,14 @@ from evaluate_rectangles import match, mean, percentile  # noqa: E402
 
 TARGETS = {"overlay_share": (">=", 0.97), "mean_corner_error_px": ("<=", 2.0), "p95_corner_error_px": ("<=", 6.0),
            "late_overlays": ("<=", 0), "second_picture_overlays": ("<=", 0), "wrong_partial_overlays": ("<=", 0),
-           "unanswered_input_frames": ("<=", 0)}
+           "unanswered_input_frames": ("<=", 0), "acquisition_median_frames": ("<=", 10),
+           "acquisition_max_frames": ("<=", 20), "wrong_overlays": ("<=", 0)}
 LATE_SECONDS = 0.2  # an overlay from an input frame this long after the picture left is late
 GRACE_SECONDS = 1.0  # the old "false overlays" (reported, no longer a target): later than this
 SECOND_MATCH_PX = 20.0  # an overlay this close to the second picture (and no first one) is on it
 PARTIAL_WRONG_PX = 10.0  # an overlay on a partly visible picture further off than this is wrong
 GOOD_PX = 6.0  # the score statistics: an overlay within this is right
+WRONG_PX = 10.0  # issue 35: an overlay further than this from the picture (or with none in view) is wrong
 LOST_STATES = {"lost", "searching"}
 HELD_STATES = {"tracked", "detected", "held"}  # "held": main's last quad kept after a failed track
 
@@ -275,8 +277,11 @@ def load_log(path):
                 score = e.get("score")
                 score = float(score) if (isinstance(score, (int, float)) and not isinstance(score, bool)
                                          and math.isfinite(score)) else None
+                ms = e.get("ms")
+                ms = float(ms) if isinstance(ms, (int, float)) and not isinstance(ms, bool) else None
                 entries.append({"frame": frame, "quad": quad, "state": state,
-                                "overlaid": drawn if isinstance(drawn, bool) else None, "score": score})
+                                "overlaid": drawn if isinstance(drawn, bool) else None, "score": score, "ms": ms,
+                                "refused": e.get("refused"), "loss": e.get("loss")})
     except OSError as e:
         raise BadInput(f"cannot read log {path}: {e}")
     if not entries:
@@ -313,7 +318,8 @@ def score_entries(truth, entries):
         r = {"frame": e["frame"], "state": e["state"], "overlay": e["quad"] is not None, "drawn": e["overlaid"],
              "score": e.get("score"), "error_px": None,
              "corner_errors": None, "rotation": None, "reversed": None, "false_overlay": False,
-             "late_overlay": False, "second_error_px": None, "second_overlay": False, "wrong_partial": False}
+             "late_overlay": False, "second_error_px": None, "second_overlay": False, "wrong_partial": False,
+             "wrong_overlay": False, "ms": e.get("ms"), "refused": e.get("refused")}
         if e["frame"] >= len(frames):
             r.update(truth="out_of_range", occluded=0.0, phase=None)
             results.append(r)
@@ -335,6 +341,9 @@ def score_entries(truth, entries):
             r["second_overlay"] = e2 < r["error_px"] if r["error_px"] is not None else e2 < SECOND_MATCH_PX
         if r["truth"] == "partial" and r["error_px"] is not None and r["error_px"] > PARTIAL_WRONG_PX:
             r["wrong_partial"] = True
+        # Issue 35: drawn while the quad is more than 10 px from the picture, or with no picture in view.
+        if e["quad"] is not None and (fr["quad"] is None or r["error_px"] > WRONG_PX):
+            r["wrong_overlay"] = True
         results.append(r)
     return results
 
@@ -379,6 +388,32 @@ def reacquire_delays(truth, results):
     if waiting is not None:
         delays.append(None)
     return delays
+
+
+def in_view_from(truth):
+    """The frames on which the picture comes fully into view after a frame on which it was not:
+    the truth's "in_view_from" (make_live_video.py writes it), else from "visible"."""
+    frames = truth["frames"]
+    if isinstance(truth.get("in_view_from"), list):
+        return truth["in_view_from"]
+    return [fr["frame"] for k, fr in enumerate(frames) if fr["visible"] and (k == 0 or not frames[k - 1]["visible"])]
+
+
+def acquisitions(truth, results):
+    """Per entry into full view (issue 35): frames from the first fully visible frame to the
+    first input frame with an overlay within WRONG_PX of the picture. An entry whose view ends
+    (the picture leaves full view) with no such overlay counts the frames it lasted, marked
+    "never"; an entry while the overlay is already on (it never left) is 0."""
+    frames = truth["frames"]
+    right = {r["frame"] for r in results if r["error_px"] is not None and r["error_px"] <= WRONG_PX}
+    out = []
+    for start in in_view_from(truth):
+        k = start
+        while k < len(frames) and frames[k]["visible"] and k not in right:
+            k += 1
+        found = k < len(frames) and frames[k]["visible"]
+        out.append({"frame": start, "frames": k - start, "found": found})
+    return out
 
 
 def score_stats(results):
@@ -458,6 +493,16 @@ def summarize(truth, results):
         else (first_overlay - first_visible) / fps,
     }
     s["losses"], s["reacquisitions"] = transitions(results)
+    acq = acquisitions(truth, results)
+    s["acquisitions"] = acq
+    counts = sorted(a["frames"] for a in acq)
+    s["acquisition_median_frames"] = percentile(counts, 50) if counts else None
+    s["acquisition_max_frames"] = counts[-1] if counts else None
+    s["wrong_overlays"] = sum(1 for r in results if r["wrong_overlay"])
+    ms = [r["ms"] for r in results if r.get("ms") is not None]
+    s["ms_per_frame_median"] = percentile(ms, 50) if ms else None
+    s["ms_per_frame_p95"] = percentile(ms, 95) if ms else None
+    s["refusals"] = dict(collections.Counter(r["refused"] for r in results if r.get("refused")).most_common())
     s["scores"] = score_stats(results)
     return s
 
@@ -565,6 +610,11 @@ def print_report(run, s, states, phases, targets, results, verbose, out=sys.stdo
     w(f"losses (tracked/detected/held -> lost/searching) {s['losses']}, re-acquisitions (lost -> detected) "
       f"{s['reacquisitions']}; back in full view after a loss of view -> first overlay within {GOOD_PX:g} px: "
       + (", ".join("never" if d is None else f"{d:.2f} s" for d in s["reacquire_delays_s"]) or "-") + "\n")
+    w("acquisition (frames from fully in view to the first overlay within %g px): " % WRONG_PX
+      + (", ".join(f"frame {a['frame']}: {a['frames']}" + ("" if a["found"] else " (never)") for a in s["acquisitions"])
+         or "-") + f"; wrong overlays (> {WRONG_PX:g} px off, or no picture in view) {s['wrong_overlays']}; "
+      f"ms/frame median {fmt(s['ms_per_frame_median'], '.1f')}, p95 {fmt(s['ms_per_frame_p95'], '.1f')}; refusals "
+      + (", ".join(f"{k} {v}" for k, v in s["refusals"].items()) or "-") + "\n")
     sc = s["scores"]
     if sc["frames_with_score"]:
         r, x = sc["right"], sc["wrong_or_gone"]
@@ -589,7 +639,9 @@ def print_report(run, s, states, phases, targets, results, verbose, out=sys.stdo
     names = {"overlay_share": "overlay on visible frames", "mean_corner_error_px": "mean corner error",
              "p95_corner_error_px": "p95 corner error", "late_overlays": "late overlays",
              "second_picture_overlays": "second-picture overlays", "wrong_partial_overlays": "wrong partial overlays",
-             "unanswered_input_frames": "unanswered input frames"}
+             "unanswered_input_frames": "unanswered input frames",
+             "acquisition_median_frames": "acquisition median (frames)", "acquisition_max_frames": "acquisition max (frames)",
+             "wrong_overlays": "wrong overlays"}
     for k, t in targets.items():
         v, lim = t["value"], t["target"].split()
         if k == "overlay_share":

@@ -103,7 +103,19 @@ lighting (6 s): slow sway (a few cm, roll +5/-3 degrees, distance 1.0-0.9 m) und
     raised cosine 0.44 of the image width wide, leaning 20 degrees, darkening by up to 55 %)
     crosses the image left to right from 2.3 to 5.9 s. Each frame's truth also has "light" (the
     global level). Phases: hold, dimming, dim, brightening, shadow.
-All five: seeds chosen by tools/make_live_clips.sh (it writes the evaluation clips' exact
+busy (9 s; issue 35): a small picture (0.3 m wide: ~155 x 110 px at 1 m, 5.5 % of the image) on a
+    busy wall ("busy": drawn by busy_wall, procedurally: graffiti strokes with dark outlines, torn
+    posters with print, a third of them with a printed dark border, a tiled panel with dark grout;
+    the frame stands 2 cm off it). The camera starts 0.95 m right of the picture (out of view).
+    0.0-1.0 on the wall; 1.0-2.0 pan: the picture enters from the left (fully in view from ~1.5 s);
+    2.0-2.4 hold; 2.4-3.9 roll to +30 and -30 degrees; 3.9-5.8 approach to 0.55 m while orbiting
+    45 degrees to the side and 15 below (tilt), and back; 5.8-6.0 hold; 6.0-6.4 fast pan away
+    (1.1 m right); 6.4-7.2 on the wall; 7.2-7.7 back; 7.7-9.0 hold.
+busy-enter (3 s): the first part of busy (wall, entry, a roll to +30), for the committed fixture
+    Tests/GPUStyleTests/Fixtures/live-busy (--seed 4 --crf 21).
+Every script but default: truth.json also has "in_view_from", the frames on which the picture
+comes fully into view after a frame on which it was not (acquisition's start, issue 35).
+All: seeds chosen by tools/make_live_clips.sh (it writes the evaluation clips' exact
 commands); --truth-only writes truth.json without rendering (a second or so), to try out a script.
 
 Truth timestamps are frame centres: frame i is the exposure centred on t = i / fps. Motion blur
@@ -194,6 +206,7 @@ PHASES = [("hold", 0.0, 0.5), ("translation", 0.5, 1.9), ("roll", 1.9, 3.0), ("a
 
 PICTURE_CHOICES = ["astronaut", "chelsea", "coffee", "rocket", "starry_night", "building", "camera"]
 BACKGROUND_CHOICES = ["home", "stuff", "plaster:gravel", "brick", "coffee", "chelsea", "rocket"]
+BUSY_NOTE = "busy: procedural wall (tools/make_live_video.py busy_wall): no photo"
 SKIN_TONES = [(0.87, 0.67, 0.55), (0.78, 0.57, 0.44), (0.60, 0.42, 0.31), (0.92, 0.74, 0.64)]
 
 # Other motion scripts (--script; see the docstring). Each: length (script seconds), camera
@@ -244,6 +257,31 @@ SCRIPTS = {
                    ("hold", 6.9, 7.5)],
         "second_at": (1.0, 0.05),  # the second picture's centre on the wall (m)
         "background_depth": WALL_DEPTH, "backgrounds": TEXTURED},
+    "busy": {
+        # Issue 35: a small picture (0.3 m wide: ~155 x 110 px, 5.5 % of the frame, at 1 m) on a
+        # busy wall (graffiti, torn posters, tiles); the camera starts 0.95 m to its right (the
+        # picture out of view on the left), holds on the wall for a second, pans to it (it enters
+        # from the left), rolls to +30 and -30 degrees, comes to 0.55 m orbiting 45 degrees to the
+        # side and 15 below (tilt), backs off, pans away fast and comes back.
+        "seconds": 9.0,
+        "keyframes": {"lx": [(0, 0.95), (1.0, 0.95), (2.0, 0), (6.0, 0), (6.4, 1.1), (7.2, 1.1), (7.7, 0),
+                             (9.0, 0)],
+                      "ly": [(0, 0), (6.0, 0), (6.4, 0.12), (7.2, 0.12), (7.7, 0), (9.0, 0)],
+                      "roll": [(0, 0), (2.4, 0), (2.9, 30), (3.5, -30), (3.9, 0), (9.0, 0)],
+                      "dist": [(0, 1.0), (3.9, 1.0), (4.6, 0.55), (5.2, 0.6), (5.8, 1.0), (9.0, 1.0)],
+                      "orbit_yaw": [(0, 0), (3.9, 0), (4.7, 45), (5.2, 40), (5.8, 0), (9.0, 0)],
+                      "orbit_pitch": [(0, 0), (3.9, 0), (4.7, -15), (5.2, -10), (5.8, 0), (9.0, 0)]},
+        "phases": [("wall", 0.0, 1.0), ("enter", 1.0, 2.0), ("hold", 2.0, 2.4), ("roll", 2.4, 3.9),
+                   ("approach_tilt", 3.9, 5.8), ("hold", 5.8, 6.0), ("pan_away", 6.0, 6.4), ("away", 6.4, 7.2),
+                   ("pan_back", 7.2, 7.7), ("hold", 7.7, 9.0)],
+        "picture_width_m": 0.3, "closest_m": 0.55, "background_depth": WALL_DEPTH, "backgrounds": ["busy"]},
+    "busy-enter": {
+        # The committed fixture's script: the first 3 s of "busy" (wall, entry, a roll to +30).
+        "seconds": 3.0,
+        "keyframes": {"lx": [(0, 0.95), (1.0, 0.95), (2.0, 0), (3.0, 0)],
+                      "roll": [(0, 0), (2.2, 0), (2.7, 30), (3.0, 30)]},
+        "phases": [("wall", 0.0, 1.0), ("enter", 1.0, 2.0), ("hold", 2.0, 2.2), ("roll", 2.2, 3.0)],
+        "picture_width_m": 0.3, "closest_m": 0.55, "background_depth": WALL_DEPTH, "backgrounds": ["busy"]},
     "lighting": {
         "seconds": 6.0,
         "keyframes": {"lx": [(0, 0), (1.5, 0.06), (3.0, -0.05), (4.5, 0.04), (6.0, 0)],
@@ -393,8 +431,10 @@ class Scene:
         bgs = [b for b in self.script.get("backgrounds", BACKGROUND_CHOICES) if b != self.picture]
         self.background = args.background or bgs[int(rng.integers(len(bgs)))]
         aspect = rng.uniform(0.66, 0.8)  # height / width
-        self.pic_w, self.pic_h = PICTURE_WIDTH_M, PICTURE_WIDTH_M * aspect
-        long_px = int(1.5 * f * self.pic_w / 0.68)  # 1.5 texels per pixel at the closest approach
+        width_m = self.script.get("picture_width_m", PICTURE_WIDTH_M)
+        self.pic_w, self.pic_h = width_m, width_m * aspect
+        # 1.5 texels per pixel at the closest approach (0.68 m in the default script)
+        long_px = int(1.5 * f * self.pic_w / self.script.get("closest_m", 0.68))
         self.pic_tex, _inner, self.frame_info = scenes.make_object_texture(self.picture, 1 / aspect, long_px,
                                                                           "dark", rng)
         self.skin = scenes.srgb_to_linear(np.clip(np.array(SKIN_TONES[int(rng.integers(len(SKIN_TONES)))])
@@ -440,7 +480,10 @@ class Scene:
         self.bg_lo, self.bg_hi = lo - pad, hi + pad
         ppm = self.K[0, 0] / (1.0 + self.bg_depth)  # one texel per pixel at the start
         tw, th = (int(math.ceil(v * ppm)) for v in (self.bg_hi - self.bg_lo))
-        self.bg_tex = scenes.make_background(self.background, tw, th, rng)
+        if self.background == "busy":
+            self.bg_tex = busy_wall(tw, th, rng, ppm)
+        else:
+            self.bg_tex = scenes.make_background(self.background, tw, th, rng)
         # The frame's outer edge (the truth) must stand out from what is behind it: Michelson
         # contrast >= 0.25 in linear light, else re-expose the background (as the stills do).
         band = float(scenes.luminance(self.pic_tex[0]).mean())
@@ -591,6 +634,90 @@ class Scene:
         return entry
 
 
+def busy_wall(W, H, rng, ppm):
+    """A busy, high-contrast wall (issue 35), linear light [H, W, 3], drawn procedurally so nothing is
+    downloaded: a tiled dado with dark grout (a grid of strong edges and near-rectangles), torn
+    posters (light, slightly turned rectangles with ragged edges, print-like bars and blocks,
+    overlapping) and graffiti (thick spray strokes with dark outlines, tags). `ppm`: texels per
+    metre, so sizes are physical (tiles 10-20 cm, posters 10-60 cm, strokes 3-6 cm wide)."""
+    from PIL import Image as PILImage, ImageDraw
+    base = np.array(WALL_BASES[int(rng.integers(len(WALL_BASES)))]) + rng.normal(0, 0.03, 3)
+    im = PILImage.new("RGB", (W, H), tuple(int(255 * np.clip(v, 0, 1)) for v in base))
+    d = ImageDraw.Draw(im)
+    m = lambda metres: max(1, int(round(metres * ppm)))
+    # tiles: a band of the wall (a dado or a tiled panel), grout 6 mm
+    for _ in range(int(rng.integers(1, 3))):
+        x0, y0 = int(rng.uniform(-0.2, 0.7) * W), int(rng.uniform(-0.2, 0.7) * H)
+        x1, y1 = x0 + int(rng.uniform(0.3, 0.6) * W), y0 + int(rng.uniform(0.3, 0.6) * H)
+        tile, grout = m(rng.uniform(0.1, 0.2)), m(0.006)
+        hue = np.clip(np.array([0.7, 0.75, 0.8]) + rng.normal(0, 0.15, 3), 0.15, 0.95)
+        d.rectangle([x0, y0, x1, y1], fill=(40, 40, 42))
+        for ty in range(y0, y1, tile):
+            for tx in range(x0, x1, tile):
+                c = np.clip(hue * rng.uniform(0.75, 1.1), 0, 1)
+                if min(x1, tx + tile) - grout <= tx + grout or min(y1, ty + tile) - grout <= ty + grout:
+                    continue
+                d.rectangle([tx + grout, ty + grout, min(x1, tx + tile) - grout, min(y1, ty + tile) - grout],
+                            fill=tuple(int(255 * v) for v in c))
+    # torn posters: light paper with print, turned a few degrees, ragged edges, overlapping
+    area = W * H
+    for _ in range(int(area / (0.4 * ppm) ** 2 * 0.6)):
+        w, h = m(rng.uniform(0.1, 0.5)), m(rng.uniform(0.12, 0.6))
+        cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+        a = math.radians(rng.uniform(-6, 6))
+        ca, sa = math.cos(a), math.sin(a)
+
+        def at(u, v):
+            return (cx + (u - w / 2) * ca - (v - h / 2) * sa, cy + (u - w / 2) * sa + (v - h / 2) * ca)
+        outline = []
+        for (u0, v0, u1, v1) in ((0, 0, w, 0), (w, 0, w, h), (w, h, 0, h), (0, h, 0, 0)):
+            torn = rng.random() < 0.35
+            for k in range(12):
+                t = k / 12
+                u, v = u0 + (u1 - u0) * t, v0 + (v1 - v0) * t
+                if torn:  # a ragged, torn side
+                    u += rng.normal(0, 0.012 * ppm) * (v0 == v1 and 0 or 1)
+                    v += rng.normal(0, 0.012 * ppm) * (u0 == u1 and 0 or 1)
+                outline.append(at(u, v))
+        paper = np.clip(np.array(POSTER_PAPERS[int(rng.integers(len(POSTER_PAPERS)))]) + rng.normal(0, 0.04, 3), 0, 1)
+        d.polygon(outline, fill=tuple(int(255 * v) for v in paper))
+        if rng.random() < 0.3:  # a printed border: as picture-like as a wall gets
+            b = rng.uniform(0.04, 0.1) * min(w, h)
+            dark = tuple(int(255 * v) for v in np.clip(rng.uniform(0.05, 0.3, 3), 0, 1))
+            for q in ((0, 0, w, b), (w - b, 0, w, h), (0, h - b, w, h), (0, 0, b, h)):
+                d.polygon([at(q[0], q[1]), at(q[2], q[1]), at(q[2], q[3]), at(q[0], q[3])], fill=dark)
+        ink = tuple(int(255 * v) for v in np.clip(rng.uniform(0, 0.5, 3), 0, 1))
+        for _ in range(int(rng.integers(3, 9))):  # headlines, text lines and picture blocks
+            u0, v0 = rng.uniform(0.05, 0.6) * w, rng.uniform(0.05, 0.85) * h
+            bw, bh = rng.uniform(0.2, 0.9) * (w - u0), rng.choice([0.02, 0.04, 0.25]) * h
+            d.polygon([at(u0, v0), at(u0 + bw, v0), at(u0 + bw, v0 + bh), at(u0, v0 + bh)], fill=ink)
+    # graffiti: spray strokes (random walks), dark outline under a saturated colour
+    for _ in range(int(area / (0.5 * ppm) ** 2 * 0.5)):
+        colour = tuple(int(255 * v) for v in GRAFFITI[int(rng.integers(len(GRAFFITI)))])
+        width = m(rng.uniform(0.03, 0.06))
+        p = np.array([rng.uniform(0, W), rng.uniform(0, H)])
+        heading = rng.uniform(0, 2 * math.pi)
+        pts = [tuple(p)]
+        for _ in range(int(rng.integers(4, 12))):
+            heading += rng.normal(0, 0.9)
+            p = p + m(rng.uniform(0.05, 0.15)) * np.array([math.cos(heading), math.sin(heading)])
+            pts.append(tuple(p))
+        d.line(pts, fill=(15, 15, 15), width=width + m(0.012), joint="curve")
+        d.line(pts, fill=colour, width=width, joint="curve")
+    srgb = np.asarray(im).astype(np.float32) / 255.0
+    srgb = ndimage.gaussian_filter(srgb, (0.6, 0.6, 0))  # paint and print are not pixel-sharp
+    grain = ndimage.gaussian_filter(rng.normal(0, 1, (H, W)).astype(np.float32), 1.5)
+    srgb = np.clip(srgb * (1 + 0.06 * grain[..., None]), 0, 1)
+    return scenes.srgb_to_linear(srgb)
+
+
+WALL_BASES = [(0.78, 0.76, 0.72), (0.62, 0.60, 0.58), (0.85, 0.80, 0.70), (0.55, 0.57, 0.62)]
+POSTER_PAPERS = [(0.95, 0.94, 0.90), (0.92, 0.85, 0.55), (0.85, 0.30, 0.25), (0.35, 0.55, 0.80), (0.97, 0.97, 0.97),
+                 (0.20, 0.20, 0.22)]
+GRAFFITI = [(0.90, 0.15, 0.20), (0.10, 0.55, 0.90), (0.95, 0.80, 0.10), (0.20, 0.75, 0.30), (0.85, 0.35, 0.85),
+            (0.95, 0.95, 0.95), (0.05, 0.05, 0.05), (0.95, 0.50, 0.10)]
+
+
 def max_corner_speed(scene, frames):
     """The largest speed (px/s) of a picture corner at a frame's centre time, over the frames in
     which the picture is at least partly in view (numerical derivative of the exact corners)."""
@@ -735,7 +862,7 @@ def main(argv=None):
     ap.add_argument("--picture", choices=sorted(scenes.SOURCES), help="photo in the frame (default: from the seed)")
     ap.add_argument("--picture2", choices=sorted(scenes.SOURCES),
                     help="the second picture's photo (--script second; default: from the seed)")
-    ap.add_argument("--background", choices=sorted(set(scenes.BACKGROUNDS) | set(BACKGROUND_CHOICES)),
+    ap.add_argument("--background", choices=sorted(set(scenes.BACKGROUNDS) | set(BACKGROUND_CHOICES) | {"busy"}),
                     help="what is behind it (default: from the seed)")
     ap.add_argument("--shutter", type=float, default=0.5,
                     help="exposure as a fraction of the frame interval (default 0.5)")
@@ -794,13 +921,17 @@ def main(argv=None):
                    "vfov_deg": VFOV_DEG, "focal_px": round(float(scene.K[0, 0]), 3),
                    "shutter": args.shutter, "noise_sigma": args.noise, "time_scale": scene.time_scale,
                    "video": "mp4 libx264 crf %d" % args.crf if args.mp4 else "y4m"},
-        "sources": {n: scenes.SOURCES[n.split(":")[-1] if n.startswith("plaster:") else n][1]
+        "sources": {n: BUSY_NOTE if n == "busy" else scenes.SOURCES[n.split(":")[-1] if n.startswith("plaster:") else n][1]
                     for n in (scene.picture, scene.background) + ((scene.picture2,) if scene.second is not None else ())},
         "conventions": "pixels, origin top-left, pixel centres at integers; corners TL, TR, BR, BL of the "
                        "frame's outer edge at the frame's centre time; visible = all four corners inside the "
                        "image; quad null = entirely outside; occluded = share of the quad hidden by the hand",
     }
     if args.script != "default":  # (the default's truth stays byte-identical to the committed one)
+        # Acquisition's ground truth: the frames on which the picture comes fully into view (all
+        # four corners inside the image) after a frame on which it was not.
+        truth["in_view_from"] = [e["frame"] for k, e in enumerate(frames)
+                                 if e["visible"] and (k == 0 or not frames[k - 1]["visible"])]
         extra = {"script": args.script,
                  "max_corner_speed_px_s": round(max_corner_speed(scene, frames), 1)}
         if scene.second is not None:

@@ -138,7 +138,7 @@ final class LiveSession {
                         // A full disk or an I/O error: status 1, naming the output.
                         throw OutputError(output.name, error.description, isUserError: false)
                     }
-                    if let pictureReport { try log?.append(pictureReport) }
+                    if let pictureReport { try log?.append(pictureReport, latency: MonotonicClock.seconds() - started) }
                     if let notesReport { try log?.append(notesReport) }
                     if let facesReport { try log?.append(facesReport) }
                     statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: drawn)
@@ -272,8 +272,8 @@ final class StopSignal: @unchecked Sendable {
     var isSet: Bool { lock.withLock { set } }
 }
 
-/// `--quad-log`: a JSON line per output frame (`{"frame", "quad", "state", "score", "overlaid"}`
-/// and `"loss"` on the frame where the picture was let go), streamed to the output (`OutputPath`'s rules: a
+/// `--quad-log`: a JSON line per output frame (`{"frame", "quad", "state", "score", "overlaid", "ms"}`,
+/// `"loss"` on the frame where the picture was let go, `"refused"` where a detection was not taken), streamed to the output (`OutputPath`'s rules: a
 /// temporary file renamed at the end; a FIFO or device written in place).
 final class QuadLog {
     private let file: OutputFile
@@ -283,12 +283,13 @@ final class QuadLog {
     }
 
     /// A failed write (a full disk) is an `OutputError`: the run stops and the log is removed.
-    func append(_ report: LiveFrameReport) throws {
+    func append(_ report: LiveFrameReport, latency: Double) throws {
         let quad = report.quad.map { q in "[" + q.corners.map { String(format: "[%.3f,%.3f]", $0.x, $0.y) }.joined(separator: ",") + "]" } ?? "null"
         let score = report.score.map { String(format: "%.4f", $0) } ?? "null"
         let loss = report.loss.map { ",\"loss\":\"\($0.rawValue)\"" } ?? ""
+        let refused = report.refused.map { ",\"refused\":\"\($0.rawValue)\"" } ?? ""
         try file.write(Data(("{\"frame\":\(report.index),\"quad\":\(quad),\"state\":\"\(report.state.rawValue)\","
-            + "\"score\":\(score),\"overlaid\":\(report.overlaid)\(loss)}\n").utf8))
+            + "\"score\":\(score),\"overlaid\":\(report.overlaid),\"ms\":\(String(format: "%.2f", 1000 * latency))\(loss)\(refused)}\n").utf8))
     }
 
     /// `--digits`: `{"frame", "notes": [{"id", "text", "quad", "reading", "age"}], "lost", "sceneCut"}`,

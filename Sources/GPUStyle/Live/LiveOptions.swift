@@ -70,6 +70,28 @@ public enum LiveLoss: String, Sendable {
     case unconfirmed
 }
 
+/// Why a finished detection was not taken on a frame (`--quad-log`'s "refused"): a closed set,
+/// so that a clip's first seconds can be read from the log.
+public enum LiveRefusal: String, Sendable, CaseIterable {
+    /// A corner lies on the frame's edge: the picture is partly out of view and the quad is cut.
+    case edgeCut = "edge-cut"
+    /// It could not be carried from the (older) frame it was made on to this one.
+    case notCarried = "not-carried"
+    /// A candidate new picture: nothing is drawn until a second detection agrees with it.
+    case unconfirmed
+    /// A candidate new picture whose sides run on past its corners (`OutlineRunOn`): a block of
+    /// tiles or panes, not a framed picture.
+    case runsOn = "runs-on"
+    /// A candidate confirmed while the tracked picture was confirmed too: the tracked one stays.
+    case oldTemplate = "old-template"
+    /// Inside the tracked quad (the frame's inner edge, most likely): the outline stays.
+    case innerEdge = "inner-edge"
+    /// Near the tracked quad but it looks less like the picture than the track does.
+    case worseScore = "worse-score"
+    /// The tracker could not start from it.
+    case untrackable
+}
+
 /// The record of one processed frame (`--quad-log`).
 public struct LiveFrameReport: Sendable {
     public let index: Int
@@ -83,4 +105,6 @@ public struct LiveFrameReport: Sendable {
     public var score: Double? = nil
     /// Set on the frame where the picture was let go.
     public var loss: LiveLoss? = nil
+    /// Set when a detection was considered on this frame and not taken.
+    public var refused: LiveRefusal? = nil
 }

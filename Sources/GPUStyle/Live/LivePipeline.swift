@@ -15,8 +15,9 @@ import Foundation
 /// frame: the tracked quad must look like the template taken when a detection found the
 /// picture, and a detection must have confirmed it within `confirmationTimeout`. When either
 /// fails the picture is lost on that frame and nothing is drawn until a detection finds it
-/// again; while it is lost, a detection is taken only if it looks like the same picture (for
-/// `forgetAfter` seconds; then any picture is taken).
+/// again. A detection that looks like the lost picture takes it back at once; any other is a
+/// candidate new picture (`nominate`), taken once a second detection agrees with it: the lost
+/// picture's template serves re-identification, it never blocks a new picture (issue 35).
 public final class LivePipeline {
     public let options: LiveOptions
     public let detection: AsyncStage<DetectionJob, DetectionOutcome>
@@ -60,6 +61,9 @@ public final class LivePipeline {
     private var provisional = false
     /// When a detection last confirmed the quad.
     private var lastConfirmed = -Double.infinity
+    /// A detection that may be a new picture, with its frame and time: nothing is drawn from it
+    /// until a later detection agrees with it carried to that later frame (`nominate`).
+    private var candidate: (frame: Image, quad: Quad, time: Double)?
     /// When the picture was lost (its template is forgotten `forgetAfter` later).
     private var lostAt = -Double.infinity
     private var lastDetectionStart = -Double.infinity
@@ -114,13 +118,14 @@ public final class LivePipeline {
         // back on the frame the detection saw, not the next. (Frames take longer while a picture
         // is lost, 14 ms instead of 5 at 640x480 on the CPU path, still well within 33 ms; with
         // no picture remembered, nothing is waited for.)
+        // A candidate new picture is confirmed by the next detection, not the next 10 Hz slot.
         let lost = quad == nil
-        if lost || !settled || time - lastDetectionStart >= options.detectionInterval {
+        if lost || !settled || candidate != nil || time - lastDetectionStart >= options.detectionInterval {
             let submitted = detection.submit(DetectionJob(frame: frame, index: index))
             if submitted { lastDetectionStart = time }
             if options.lockstep {
                 detection.waitUntilIdle()
-            } else if lost && submitted && template != nil {
+            } else if lost && submitted {
                 detection.waitUntilIdle(timeout: options.verification.lostDetectionWait)
             }
             if lost { takeDetection(frame, index: index, time: time, update: &update) }
@@ -128,6 +133,7 @@ public final class LivePipeline {
         var report = LiveFrameReport(index: index, state: update.state, quad: quad, overlaid: false)
         report.score = update.score
         report.loss = update.loss
+        report.refused = update.refused
         guard let quad else { return (frame, report) }
         stylization.submit(StylizeJob(frame: frame, quad: quad, mix: options.mix(forStep: step), step: step))
         guard let picture = overlay.image(at: time, duration: options.crossfade),
@@ -140,6 +146,7 @@ public final class LivePipeline {
         var state: LiveState
         var score: Double?
         var loss: LiveLoss?
+        var refused: LiveRefusal?
     }
 
     /// Tracks and verifies, adopts a finished detection, drops an unconfirmed track.
@@ -171,6 +178,7 @@ public final class LivePipeline {
             lastMotion = nil  // `current` is already this frame's quad: it coasts from here as it is
             lose(.unconfirmed, at: time, coastingFrom: current, in: frame, into: &update)
         }
+        if let pending = candidate, time - pending.time > verification.candidateLifetime { candidate = nil }
         if quad == nil && template != nil && time - lostAt > verification.forgetAfter {
             template = nil
             coasting.stop()
@@ -184,10 +192,16 @@ public final class LivePipeline {
     private func takeDetection(_ frame: Image, index: Int, time: Double, update: inout Update) {
         guard let outcome = detection.take() else { return }
         if let error = outcome.error { stageError = "detect: \(error)" }
-        guard let found = outcome.quad,
-              !options.verification.touchesEdge(found, width: frame.width, height: frame.height) else { return }
-        let carried = outcome.job.index == index ? found : carryForward(found, from: outcome.job.frame, to: frame)
-        if let carried { consider(carried, in: frame, time: time, update: &update) }
+        guard let found = outcome.quad else { return }
+        guard !options.verification.touchesEdge(found, width: frame.width, height: frame.height) else {
+            update.refused = .edgeCut
+            return
+        }
+        guard let carried = outcome.job.index == index ? found : carryForward(found, from: outcome.job.frame, to: frame) else {
+            update.refused = .notCarried
+            return
+        }
+        consider(carried, in: frame, time: time, update: &update)
     }
 
     /// Lets the picture go; `last` was its quad in the last frame it was seen in, from which it
@@ -218,15 +232,14 @@ public final class LivePipeline {
             switch relation(of: detected, to: current) {
             case .agrees:
                 // Two independent estimates agree: the template is taken anew from this view.
-                adopt(detected, in: frame, time: time, score: score, refresh: true, update: &update)
-                settled = true
+                if adopt(detected, in: frame, time: time, score: score, refresh: true, update: &update) { settled = true }
             case .near:
                 // Both see the picture here, a few pixels apart: the one that looks more like
                 // it wins. (Taking every such detection put the quad 8.7 px off for 15 frames of
                 // the committed clip while a hand covered a corner; keeping the track until a
                 // second of them agreed kept a poor re-acquisition 5 px off for a second.)
                 lastConfirmed = time
-                if asGood { adopt(detected, in: frame, time: time, score: score, update: &update) }
+                if asGood { adopt(detected, in: frame, time: time, score: score, update: &update) } else { update.refused = .worseScore }
             case .inside:
                 // The inner edge of the frame, most likely: the picture is there (it confirms
                 // the track), but the enclosing outline stays unless this goes on for a second.
@@ -234,34 +247,85 @@ public final class LivePipeline {
                 disagreements += 1
                 if disagreements >= Int((1 / options.detectionInterval).rounded()) && asGood {
                     adopt(detected, in: frame, time: time, score: score, update: &update)
+                } else {
+                    update.refused = .innerEdge
                 }
             case .elsewhere:
                 // The same picture somewhere else: the track slid off it; the detection wins.
-                // Another rectangle (another picture, a door) is not ours. When the template
-                // cannot tell (a plain picture), three such detections in a row win.
-                if let score {
-                    if score >= verification.reidentifyScore && asGood {
-                        adopt(detected, in: frame, time: time, score: score, update: &update)
-                    }
+                // Another rectangle (another picture, the real picture while a false start is
+                // tracked) is a candidate: it replaces the track once a second detection agrees
+                // with it and none confirmed the track meanwhile (`nominate`).
+                if let score, score >= verification.reidentifyScore && asGood {
+                    adopt(detected, in: frame, time: time, score: score, update: &update)
                 } else {
-                    disagreements += 1
-                    if disagreements >= 3 { adopt(detected, in: frame, time: time, score: score, update: &update) }
+                    nominate(detected, in: frame, time: time, update: &update)
                 }
             }
             return
         }
-        let forgotten = template == nil
         // Re-identification compares the coarse layout (`smoothing`), which a blurred frame
-        // keeps: see `LiveVerification.reidentifySmoothing`.
-        let reidentified = template?.score(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing)
-        guard forgotten || (reidentified ?? 1) >= verification.reidentifyScore else { return }
-        if forgotten {
-            overlay.clear()  // a new picture: the stylized image of the old one must not be shown on it
+        // keeps: see `LiveVerification.reidentifySmoothing`. The lost picture is taken back on
+        // the first detection that re-identifies; anything else is a candidate new picture.
+        if let reidentified = template?.score(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing),
+           reidentified >= verification.reidentifyScore {
+            if adopt(detected, in: frame, time: time, score: score, update: &update) {
+                events.reacquisitions += 1
+                settled = false
+            }
         } else {
-            events.reacquisitions += 1
+            nominate(detected, in: frame, time: time, update: &update)
         }
-        adopt(detected, in: frame, time: time, score: score, update: &update)
-        settled = forgotten
+    }
+
+    /// A detection that is neither the tracked picture nor the lost one re-identified, and not cut
+    /// out of a grid (`OutlineRunOn`; refused: runs-on): the first becomes the candidate (refused:
+    /// unconfirmed); a later one that agrees with the candidate
+    /// carried to its frame (`candidateAgreement`) makes it the picture, the old template and
+    /// stylized image gone. While a picture is tracked, the candidate wins only if no detection
+    /// confirmed the tracked one since the candidate was first seen and the tracked one is in
+    /// full view (else: old-template).
+    private func nominate(_ detected: Quad, in frame: Image, time: Double, update: inout Update) {
+        let verification = options.verification
+        let runOn = verification.runOn.count(detected, in: frame)
+        guard runOn.runOn < verification.minimumRunOns || 2 * runOn.runOn < runOn.measured else {
+            update.refused = .runsOn
+            return
+        }
+        guard let pending = candidate, pending.frame.width == frame.width, pending.frame.height == frame.height,
+              let carried = carryForward(pending.quad, from: pending.frame, to: frame),
+              candidateAgrees(detected, carried) else {
+            candidate = (frame, detected, time)
+            update.refused = .unconfirmed
+            return
+        }
+        // A tracked picture partly out of view cannot be confirmed (its detections are edge-cut):
+        // that is no sign of a false start. (On the edges clip, a wall rectangle took over the
+        // picture as it left the view, and was drawn 78 px off when the picture came back.)
+        if let current = quad, lastConfirmed >= pending.time || verification.touchesEdge(current, width: frame.width, height: frame.height) {
+            candidate = (frame, detected, time)
+            update.refused = .oldTemplate
+            return
+        }
+        let previous = (template, reference)
+        template = nil
+        reference = nil
+        guard adopt(detected, in: frame, time: time, score: nil, update: &update) else {
+            (template, reference) = previous
+            update.refused = .untrackable
+            return
+        }
+        candidate = nil
+        overlay.clear()  // a new picture: the stylized image of the old one must not be shown on it
+        settled = true
+    }
+
+    /// Whether every corner of `detected` is within `LiveVerification.candidateAgreement` (or
+    /// that share of the quad's size, if more) of the candidate's carried corners.
+    private func candidateAgrees(_ detected: Quad, _ carried: Quad) -> Bool {
+        let verification = options.verification
+        let size = max(1, abs(carried.area).squareRoot())
+        let distance = zip(detected.corners, carried.corners).map { $0.distance(to: $1) }.max() ?? .infinity
+        return distance <= max(verification.candidateAgreement, verification.candidateAgreementShare * size)
     }
 
     /// The coasting quad of the lost picture, back in view: made exact by `relocate`, and taken
@@ -305,15 +369,21 @@ public final class LivePipeline {
     /// picture: a detector's error must not become the reference (taking it from every
     /// detection that scored 0.9 let a re-acquisition 6 px off become the reference, after which
     /// a track 14 px off scored higher than the right quad).
+    @discardableResult
     private func adopt(_ detected: Quad, in frame: Image, time: Double, score: Double?, refresh: Bool = false,
-                       update: inout Update) {
-        guard start(detected, in: frame, confirmedAt: time, provisional: false) else { return }
+                       update: inout Update) -> Bool {
+        guard start(detected, in: frame, confirmedAt: time, provisional: false) else {
+            update.refused = .untrackable
+            return false
+        }
         if template == nil || (refresh && (score ?? 1) >= options.verification.refreshScore),
            let fresh = PictureTemplate(frame: frame, quad: detected) { template = fresh }
         reference = (frame, detected)
         update.state = .detected
         update.loss = nil
         update.score = score
+        update.refused = nil
+        return true
     }
 
     /// Tracks `quad` from `frame` on, as confirmed at `confirmedAt`; false when the tracker

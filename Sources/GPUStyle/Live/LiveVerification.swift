@@ -32,9 +32,27 @@ public struct LiveVerification: Sendable {
     /// ...and a detection must confirm it within this many seconds (until then it must keep
     /// scoring `reidentifyScore`).
     public var recoveryConfirmation = 0.5
-    /// Seconds after a loss during which only the same picture is taken back; after that the
-    /// template is forgotten and the next detection starts a new picture.
+    /// Seconds after a loss for which the lost picture's template is kept to re-identify it (a
+    /// detection that does not re-identify is a candidate new picture all the same: issue 35).
     public var forgetAfter = 3.0
+    /// A candidate new picture is confirmed by a later detection whose corners are all within
+    /// this many pixels of the candidate carried to its frame (or `candidateAgreementShare` of
+    /// the quad's size, if more): the same object, as `LivePipeline`'s "near". With 3 % of the
+    /// size, the picture coming back after the busy clip's pan was refused for 7 frames in a row:
+    /// the detector took the frame's outer edge and its inner edge by turns, 8 px apart on a
+    /// 155 px picture.
+    public var candidateAgreement = 4.0
+    public var candidateAgreementShare = 0.1
+    /// A candidate not confirmed within this many seconds is dropped.
+    public var candidateLifetime = 0.5
+    /// A candidate new picture whose sides run on past at least this many of its corners' 8
+    /// continuations, and past at least half of those in view (`OutlineRunOn`), is a block cut
+    /// out of a grid (tiles, panes), not a framed picture. On the busy-wall clip (seed 3), the
+    /// 2 x 2 tile blocks the detector took ran on along 3 of their 6 continuations in view
+    /// (contrast ratios 0.73-1.02, the others 0.01-0.12); the framed picture's detections ran on
+    /// along at most 2 of 8 (its frame's inner edge continues into the frame's band).
+    public var minimumRunOns = 3
+    public var runOn = OutlineRunOn()
     /// While a remembered picture is lost, a frame waits this long (seconds) for the detection started on
     /// it, so that a picture found is drawn from that frame on (the CPU detector takes 10-25 ms
     /// at 640x480 here; the frame has nothing else to do then).
