@@ -262,6 +262,15 @@ final class LiveStateTests: XCTestCase {
         XCTAssertEqual(live.harvestEvents().reacquisitions, 1)
     }
 
+    /// Issue 35's false start: a wall patch (picture 7 here) that the detector takes for a
+    /// picture on frames 0..<`frames`; the states the pipeline gave them.
+    private static let falseStartQuad = WallScene.quad(dx: -70, dy: -50, degrees: 3)
+    private func falseStart(_ live: LivePipeline, _ detector: ScriptedDetector, frames: Int) throws -> [LiveState] {
+        let wall = WallScene.frame(quad: Self.falseStartQuad, pictureSeed: 7)
+        detector.set(Self.falseStartQuad)
+        return try (0..<frames).map { try live.process(wall, index: $0, time: Double($0) / 30).report.state }
+    }
+
     /// Issue 35: lost is not locked. A false start (a wall patch taken for a picture) is tracked,
     /// then lost; the real picture, which does not look like the false start's template, is a
     /// candidate on its first detection and the picture on the second, long before the old
@@ -270,12 +279,7 @@ final class LiveStateTests: XCTestCase {
         let tracker = ScriptedTracker(), detector = ScriptedDetector()
         let live = try pipeline(tracker: tracker, detector: detector)
         defer { live.finish() }
-        let patch = WallScene.quad(dx: -70, dy: -50, degrees: 3)
-        let wall = WallScene.frame(quad: patch, pictureSeed: 7)
-        detector.set(patch)
-        var reports: [LiveFrameReport] = []
-        for i in 0..<4 { reports.append(try live.process(wall, index: i, time: Double(i) / 30).report) }
-        XCTAssertEqual(reports.map(\.state), [.searching, .detected, .tracked, .tracked])
+        XCTAssertEqual(try falseStart(live, detector, frames: 4), [.searching, .detected, .tracked, .tracked])
         // The patch is lost (the tracker fails); the real picture comes into view elsewhere.
         tracker.next = nil
         let real = WallScene.quad(dx: 60, dy: 30)
@@ -304,14 +308,11 @@ final class LiveStateTests: XCTestCase {
         let tracker = ScriptedTracker(), detector = ScriptedDetector()
         let live = try pipeline(tracker: tracker, detector: detector)
         defer { live.finish() }
-        let patch = WallScene.quad(dx: -70, dy: -50, degrees: 3)
-        let wall = WallScene.frame(quad: patch, pictureSeed: 7)
-        detector.set(patch)
-        for i in 0..<3 { _ = try live.process(wall, index: i, time: Double(i) / 30) }
+        _ = try falseStart(live, detector, frames: 3)
         // The tracker stays on the patch (still in view); the real picture comes into view
         // elsewhere, and the detector now finds it rather than the patch.
         let real = WallScene.quad(dx: 60, dy: 30)
-        let both = WallScene.frame(quad: patch, pictureSeed: 7, second: (real, 1))
+        let both = WallScene.frame(quad: Self.falseStartQuad, pictureSeed: 7, second: (real, 1))
         detector.set(real)
         var reports: [LiveFrameReport] = []
         for i in 3..<10 { reports.append(try live.process(both, index: i, time: 0.2 + Double(i) / 30).report) }

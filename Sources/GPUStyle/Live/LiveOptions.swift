@@ -82,7 +82,11 @@ public enum LiveRefusal: String, Sendable, CaseIterable {
     /// A candidate new picture whose sides run on past its corners (`OutlineRunOn`): a block of
     /// tiles or panes, not a framed picture.
     case runsOn = "runs-on"
-    /// A candidate confirmed while the tracked picture was confirmed too: the tracked one stays.
+    /// Centred inside the lost picture's coasting quad while that is partly out of view: the
+    /// picture's visible part.
+    case overlaps
+    /// A candidate confirmed while the tracked picture was confirmed too (or is partly out of
+    /// view): the tracked one stays.
     case oldTemplate = "old-template"
     /// Inside the tracked quad (the frame's inner edge, most likely): the outline stays.
     case innerEdge = "inner-edge"
