@@ -82,8 +82,8 @@ public enum LiveRefusal: String, Sendable, CaseIterable {
     /// A candidate new picture whose sides run on past its corners (`OutlineRunOn`): a block of
     /// tiles or panes, not a framed picture.
     case runsOn = "runs-on"
-    /// Centred inside the lost picture's coasting quad while that is partly out of view: the
-    /// picture's visible part.
+    /// Overlapping the tracked picture, or centred inside the lost picture's coasting quad while
+    /// that is partly out of view: a part of the picture, not a new one.
     case overlaps
     /// A candidate confirmed while the tracked picture was confirmed too (or is partly out of
     /// view): the tracked one stays.

@@ -292,8 +292,12 @@ public final class LivePipeline {
         // a new picture, drawn 78 px off. Refusing every candidate inside a coasting or tracked
         // quad, whether in view or not, held back the real picture inside a lost or tracked
         // false start's quad on the busy clips: coverage 97 -> 79 % and 90 %.)
-        if let lost = coasting.quad, verification.touchesEdge(lost, width: frame.width, height: frame.height),
-           Self.encloses(lost, detected.centre) {
+        // Likewise a detection overlapping the tracked picture (centred inside it, or enclosing
+        // its centre) is not a new picture taking over: on the committed clip, two detections
+        // misled by the hand over the picture replaced it, drawn 50 px off.
+        let overlapsTracked = quad.map { Self.encloses($0, detected.centre) || Self.encloses(detected, $0.centre) } ?? false
+        if overlapsTracked || coasting.quad.map({ verification.touchesEdge($0, width: frame.width, height: frame.height)
+                                                  && Self.encloses($0, detected.centre) }) ?? false {
             candidate = nil
             update.refused = .overlaps
             return
