@@ -78,7 +78,13 @@ final class DocsTests: XCTestCase {
             try expected.write(to: usage, atomically: true, encoding: .utf8)
             return
         }
-        XCTAssertEqual(file, expected, "docs/usage.md's option reference differs from gpustyle's help: run tools/make_usage_reference")
+        if file != expected {
+            let have = file.components(separatedBy: "\n"), want = expected.components(separatedBy: "\n")
+            let line = (0..<min(have.count, want.count)).first { have[$0] != want[$0] } ?? min(have.count, want.count)
+            XCTFail("docs/usage.md's option reference differs from gpustyle's help at line \(line + 1): "
+                + "'\(line < have.count ? have[line] : "(end)")', the help makes '\(line < want.count ? want[line] : "(end)")'; "
+                + "run tools/make_usage_reference")
+        }
         XCTAssertFalse(UsageReference.commands(of: tool).isEmpty)
     }
 
