@@ -71,6 +71,11 @@ typedef struct {
 // The coded images libheif 1.15 decodes: HEVC and AV1.
 static int is_coded(uint32_t type) { return type == FOURCC('h', 'v', 'c', '1') || type == FOURCC('a', 'v', '0', '1'); }
 
+// The derived images libheif 1.15 decodes: grid, overlay, identity.
+static int is_decoded_derivation(uint32_t type) {
+    return type == FOURCC('g', 'r', 'i', 'd') || type == FOURCC('i', 'o', 'v', 'l') || type == FOURCC('i', 'd', 'e', 'n');
+}
+
 static uint32_t type_of(const meta_boxes *m, uint32_t id) {
     for (size_t i = 0; i < m->item_count; i++) {
         if (m->items[i].id == id) return m->items[i].type;
@@ -169,10 +174,14 @@ static int check(const meta_boxes *m, const uint8_t *file, size_t size, uint32_t
             if (type != FOURCC('d', 'i', 'm', 'g')) continue;
             uint32_t from = (uint32_t)read_uint(&reference, id_size);
             uint64_t count = read_uint(&reference, 2);
+            // Only the derivations libheif 1.15 performs. Others are not decoded by it: an ISO
+            // 21496-1 gain map ('tmap', in recent iPhone photos) is derived from the primary grid
+            // and must not make the photo unsupported.
+            int decoded = is_decoded_derivation(type_of(m, from));
             for (uint64_t i = 0; i < count && !reference.failed; i++) {
                 uint32_t to = (uint32_t)read_uint(&reference, id_size);
                 uint32_t input_type = type_of(m, to);
-                if (!reference.failed && !is_coded(input_type)) {
+                if (!reference.failed && decoded && !is_coded(input_type)) {
                     char from_text[5], to_text[5];
                     fourcc_text(type_of(m, from), from_text);
                     fourcc_text(input_type, to_text);
