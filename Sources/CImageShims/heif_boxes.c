@@ -125,6 +125,9 @@ static span item_data(const meta_boxes *m, const uint8_t *file, size_t file_size
         read_uint(&s, 2);  // data_reference_index
         uint64_t base = read_uint(&s, base_size);
         uint64_t extents = read_uint(&s, 2);
+        // With every size 0 an extent takes no bytes: 65535 of them per item would be counted
+        // through for nothing.
+        if (item_id != id && offset_size + length_size + index_size == 0) continue;
         for (uint64_t e = 0; e < extents && !s.failed; e++) {
             read_uint(&s, index_size);
             uint64_t offset = read_uint(&s, offset_size), length = read_uint(&s, length_size);
