@@ -1,8 +1,9 @@
 // A reader of the few HEIF boxes heif_boxes.h needs: 'meta' and in it 'iinf' (item types),
 // 'iref' (the 'dimg' references of derived images), 'iloc' and 'idat' (where the primary's item
-// data is). Every read is bounds-checked against its box. Where the check needs a value it
-// cannot read (a grid's size), the file is refused; boxes it does not need are left to libheif,
-// which has parsed the same bytes already.
+// data is). Every read is bounds-checked against its box. It fails closed: libheif 1.15 is more
+// lenient (it parsed these bytes already, and reads on through sizes that do not add up), so
+// whatever this reader cannot read in the boxes it needs (the box tree of 'meta', 'iinf',
+// 'iref', a grid's size) makes the file unsupported rather than unchecked.
 
 #include "heif_boxes.h"
 
@@ -35,9 +36,10 @@ static uint32_t read_type(span *s) { return (uint32_t)read_uint(s, 4); }
 
 #define FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
 
-// The next box in `s`: its type and its payload as a span. 0 at the end or on a bad size.
+// The next box in `s`: its type and its payload as a span. 0 at the end of `s`, and also when
+// what is left is not a box (too short, or a size beyond `s`): then `s->failed` is set.
 static uint32_t next_box(span *s, span *payload) {
-    if (s->size - s->at < 8) return 0;
+    if (s->failed || s->at == s->size) return 0;
     size_t start = s->at;
     uint64_t size = read_uint(s, 4);
     uint32_t type = read_type(s);
@@ -46,7 +48,10 @@ static uint32_t next_box(span *s, span *payload) {
     } else if (size == 0) {
         size = s->size - start;  // to the end of the enclosing box (or file)
     }
-    if (s->failed || size < s->at - start || size > s->size - start) return 0;
+    if (s->failed || size < s->at - start || size > s->size - start) {
+        s->failed = 1;
+        return 0;
+    }
     *payload = (span){s->data, start + (size_t)size, s->at, 0};
     s->at = start + (size_t)size;
     return type;
@@ -65,6 +70,11 @@ typedef struct {
 
 // The coded images libheif 1.15 decodes: HEVC and AV1.
 static int is_coded(uint32_t type) { return type == FOURCC('h', 'v', 'c', '1') || type == FOURCC('a', 'v', '0', '1'); }
+
+// The derived images libheif 1.15 decodes: grid, overlay, identity.
+static int is_decoded_derivation(uint32_t type) {
+    return type == FOURCC('g', 'r', 'i', 'd') || type == FOURCC('i', 'o', 'v', 'l') || type == FOURCC('i', 'd', 'e', 'n');
+}
 
 static uint32_t type_of(const meta_boxes *m, uint32_t id) {
     for (size_t i = 0; i < m->item_count; i++) {
@@ -94,7 +104,7 @@ static int read_items(span iinf, meta_boxes *m) {
         uint32_t item_type = read_type(&infe);
         if (!infe.failed) m->items[m->item_count++] = (item){id, item_type};
     }
-    return 1;
+    return !iinf.failed;
 }
 
 // The item data of `id` from 'iloc' (construction method 0: the file; 1: 'idat'), its first
@@ -115,6 +125,9 @@ static span item_data(const meta_boxes *m, const uint8_t *file, size_t file_size
         read_uint(&s, 2);  // data_reference_index
         uint64_t base = read_uint(&s, base_size);
         uint64_t extents = read_uint(&s, 2);
+        // With every size 0 an extent takes no bytes: 65535 of them per item would be counted
+        // through for nothing.
+        if (item_id != id && offset_size + length_size + index_size == 0) continue;
         for (uint64_t e = 0; e < extents && !s.failed; e++) {
             read_uint(&s, index_size);
             uint64_t offset = read_uint(&s, offset_size), length = read_uint(&s, length_size);
@@ -164,10 +177,14 @@ static int check(const meta_boxes *m, const uint8_t *file, size_t size, uint32_t
             if (type != FOURCC('d', 'i', 'm', 'g')) continue;
             uint32_t from = (uint32_t)read_uint(&reference, id_size);
             uint64_t count = read_uint(&reference, 2);
+            // Only the derivations libheif 1.15 performs. Others are not decoded by it: an ISO
+            // 21496-1 gain map ('tmap', in recent iPhone photos) is derived from the primary grid
+            // and must not make the photo unsupported.
+            int decoded = is_decoded_derivation(type_of(m, from));
             for (uint64_t i = 0; i < count && !reference.failed; i++) {
                 uint32_t to = (uint32_t)read_uint(&reference, id_size);
                 uint32_t input_type = type_of(m, to);
-                if (!reference.failed && !is_coded(input_type)) {
+                if (!reference.failed && decoded && !is_coded(input_type)) {
                     char from_text[5], to_text[5];
                     fourcc_text(type_of(m, from), from_text);
                     fourcc_text(input_type, to_text);
@@ -176,6 +193,13 @@ static int check(const meta_boxes *m, const uint8_t *file, size_t size, uint32_t
                     return GPS_ERR_UNSUPPORTED;
                 }
             }
+        }
+        // libheif 1.15 reads references out of boxes whose sizes do not add up (a fuzzer's
+        // 'dimg' declaring 4878 bytes in a 26-byte 'iref' still reached its assertion): what
+        // cannot be read here is not decoded.
+        if (iref.failed) {
+            snprintf(message, message_size, "its item references ('iref') do not parse");
+            return GPS_ERR_UNSUPPORTED;
         }
     }
     uint32_t primary_type = type_of(m, primary);
@@ -201,23 +225,38 @@ int gps_heif_check_derivations(const uint8_t *file, size_t size, uint32_t primar
     span top = {file, size, 0, 0}, box;
     uint32_t type;
     while ((type = next_box(&top, &box)) != 0 && type != FOURCC('m', 'e', 't', 'a')) {}
-    if (type == 0) return GPS_OK;
+    if (type == 0) {
+        snprintf(message, message_size, "no 'meta' box is found by its top-level box sizes");
+        return GPS_ERR_UNSUPPORTED;
+    }
     read_uint(&box, 4);  // meta is a full box: version and flags
     meta_boxes m = {0};
     span child;
-    int status = GPS_OK, readable = 1;
-    while (readable && (type = next_box(&box, &child)) != 0) {
-        if (type == FOURCC('i', 'i', 'n', 'f') && m.items == NULL) {
-            readable = read_items(child, &m);
+    int items_read = 0;
+    // Each of these boxes appears once (ISO/IEC 14496-12 8.11); a second one, which this
+    // reader and libheif might each take differently, is refused with the rest.
+    while ((type = next_box(&box, &child)) != 0) {
+        if (type == FOURCC('i', 'i', 'n', 'f')) {
+            if (items_read || !read_items(child, &m)) box.failed = 1;
+            items_read = 1;
         } else if (type == FOURCC('i', 'r', 'e', 'f')) {
+            box.failed |= m.have_iref;
             m.iref = child, m.have_iref = 1;
         } else if (type == FOURCC('i', 'l', 'o', 'c')) {
+            box.failed |= m.have_iloc;
             m.iloc = child, m.have_iloc = 1;
         } else if (type == FOURCC('i', 'd', 'a', 't')) {
+            box.failed |= m.have_idat;
             m.idat = child, m.have_idat = 1;
         }
     }
-    if (readable && m.items != NULL) status = check(&m, file, size, primary, ispe_width, ispe_height, message, message_size);
+    int status;
+    if (box.failed || !items_read) {
+        snprintf(message, message_size, "its 'meta' box or item list ('iinf') does not parse");
+        status = GPS_ERR_UNSUPPORTED;
+    } else {
+        status = check(&m, file, size, primary, ispe_width, ispe_height, message, message_size);
+    }
     free(m.items);
     return status;
 }

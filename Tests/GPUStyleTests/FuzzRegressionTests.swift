@@ -135,6 +135,16 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 
+    /// The same overlay with its 'dimg' box declaring 4,878 bytes inside a 26-byte 'iref' (the
+    /// long heic run's mutation): libheif 1.15 still read the reference and aborted; the box
+    /// reader, which did not, had let it through. What does not parse is now refused.
+    func testHEICReferencesBeyondTheirBoxAreRefusedNotAnAbort() throws {
+        let name = "heic-abort-references-beyond-their-box.heic"
+        XCTAssertThrowsError(try ImageIO.decode(Self.fuzzInput(name), name: name)) { error in
+            XCTAssertEqual("\(error)", name + ": unsupported HEIC: its item references ('iref') do not parse")
+        }
+    }
+
     /// The pixel limit covers what libheif decodes, not only what it shows: pillow-heif's
     /// plain.heic is coded 64x64 and cropped ('clap') to 64x48.
     func testHEICPixelLimitCountsTheCodedPictureBeforeItsCrop() throws {
