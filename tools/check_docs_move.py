@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the move of the README into docs/ (issue 34) against the README before it.
 
-    python3 tools/check_docs_move.py [OLD_REVISION]     (default 842fc2f, the last one-file README (main))
+    python3 tools/check_docs_move.py [OLD_REVISION]     (default e02d873, the last one-file README (main))
 
 1. Every `##`/`###` heading of the old README is listed in the table "Where each section of the
    earlier README went" in docs/README.md (first column), and that row links to a file that exists.
@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
-revision = sys.argv[1] if len(sys.argv) > 1 else "842fc2f"
+revision = sys.argv[1] if len(sys.argv) > 1 else "e02d873"
 old = subprocess.run(["git", "-C", str(root), "show", f"{revision}:README.md"],
                      check=True, capture_output=True, text=True).stdout.split("\n")
 
