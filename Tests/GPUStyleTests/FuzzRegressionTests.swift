@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 @testable import GPUStyle
 
-/// What the fuzz targets found (tools/fuzz, README "Fuzzing"), each input fed back to the reader
+/// What the fuzz targets found (tools/fuzz, docs/tests.md "Fuzzing"), each input fed back to the reader
 /// that failed on it. Inputs of their own are in Fixtures/fuzz; one found among the existing
 /// fixtures is read from there.
 final class FuzzRegressionTests: XCTestCase {
