@@ -9,9 +9,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cimageshims.h"
+#include "util.h"
 
 // A bounded span of bytes and a read position in it. A read past the end sets `failed` and
 // yields 0, so parsing code reads straight on and checks once.
@@ -198,7 +198,7 @@ static int check(const meta_boxes *m, const uint8_t *file, size_t size, uint32_t
         // 'dimg' declaring 4878 bytes in a 26-byte 'iref' still reached its assertion): what
         // cannot be read here is not decoded.
         if (iref.failed) {
-            snprintf(message, message_size, "its item references ('iref') do not parse");
+            gps_set_message(message, message_size, "its item references ('iref') do not parse");
             return GPS_ERR_UNSUPPORTED;
         }
     }
@@ -226,7 +226,7 @@ int gps_heif_check_derivations(const uint8_t *file, size_t size, uint32_t primar
     uint32_t type;
     while ((type = next_box(&top, &box)) != 0 && type != FOURCC('m', 'e', 't', 'a')) {}
     if (type == 0) {
-        snprintf(message, message_size, "no 'meta' box is found by its top-level box sizes");
+        gps_set_message(message, message_size, "no 'meta' box is found by its top-level box sizes");
         return GPS_ERR_UNSUPPORTED;
     }
     read_uint(&box, 4);  // meta is a full box: version and flags
@@ -252,7 +252,7 @@ int gps_heif_check_derivations(const uint8_t *file, size_t size, uint32_t primar
     }
     int status;
     if (box.failed || !items_read) {
-        snprintf(message, message_size, "its 'meta' box or item list ('iinf') does not parse");
+        gps_set_message(message, message_size, "its 'meta' box or item list ('iinf') does not parse");
         status = GPS_ERR_UNSUPPORTED;
     } else {
         status = check(&m, file, size, primary, ispe_width, ispe_height, message, message_size);

@@ -48,8 +48,7 @@ final class FuzzRegressionTests: XCTestCase {
     /// stops at ONNXGraphBuilder.maximumFoldedElements (2^20), with an error at once.
     func testONNXHugeFoldedConstantIsRefusedAtOnce() throws {
         for name in ["onnx-timeout-huge-folded-constant.onnx", "onnx-slow-transpose-folded-constant.onnx"] {
-            let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appendingPathComponent("fuzz/\(name)")
-            let data = try Data(contentsOf: url)
+            let data = try Self.fuzzInput(name)
             let start = Date()
             XCTAssertThrowsError(try ModelConversion.fromONNX(data, source: name, metadata: .init(name: "fuzz"))) { error in
                 XCTAssertTrue(error is ONNXImportError, "\(error)")
@@ -148,8 +147,7 @@ final class FuzzRegressionTests: XCTestCase {
     /// The pixel limit covers what libheif decodes, not only what it shows: pillow-heif's
     /// plain.heic is coded 64x64 and cropped ('clap') to 64x48.
     func testHEICPixelLimitCountsTheCodedPictureBeforeItsCrop() throws {
-        let data = try Data(contentsOf: Bundle.module.url(forResource: "Fixtures", withExtension: nil)!
-            .appendingPathComponent("heic-webp/plain.heic"))
+        let data = try ImageHEICWebPTests.data("plain.heic")
         let shown = try ImageIO.decode(data, name: "plain.heic", limits: DecodeLimits(maxPixels: 64 * 64))
         XCTAssertEqual([shown.width, shown.height], [64, 48])
         XCTAssertThrowsError(try ImageIO.decode(data, name: "plain.heic", limits: DecodeLimits(maxPixels: 64 * 48))) { error in
