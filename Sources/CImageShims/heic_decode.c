@@ -30,8 +30,10 @@
 
 // libheif refuses images (the primary, and its alpha, grid tiles and other auxiliary images)
 // wider or taller than this. Its own default, 32768 a side, is kept on purpose: at 65536 a
-// 1.4 KB file whose alpha image declares 42926x59405 made libheif 1.15 allocate 2.5 GB and
-// crash in a memset past 2^31 bytes (tools/fuzz, heic target; gpustyle exited with SIGSEGV).
+// 1.4 KB file whose overlay primary declares a 42926x59405 canvas made libheif 1.15 allocate
+// 2.5 GB and crash in a memset past 2^31 bytes (tools/fuzz, heic target; gpustyle exited with
+// SIGSEGV). heif_boxes.c now refuses that file before libheif decodes it; this limit stays as
+// the bound on what the box check does not see.
 // A HEIC panorama wider than 32768 is refused as unsupported; --max-pixels decides the rest.
 #define HEIF_SIDE_LIMIT 32768
 

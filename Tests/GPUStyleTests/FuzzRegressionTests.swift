@@ -88,10 +88,12 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 
-    /// A 1.4 KB HEIC whose alpha image declares 42926x59405: with libheif's side limit raised
-    /// to 65536, libheif 1.15 allocated 2.5 GB and crashed in a memset (gpustyle died with
-    /// SIGSEGV; the heic target saw the allocation). Its own 32768 limit refuses the file.
-    func testHEICWithAHugeAlphaImageIsRefusedNotACrash() throws {
+    /// A 1.4 KB HEIC whose overlay primary declares a 42926x59405 canvas (the fixture's name
+    /// says alpha: its alpha reference misled the first diagnosis): with libheif's side limit
+    /// raised to 65536, libheif 1.15 allocated 2.5 GB and crashed in a memset (gpustyle died
+    /// with SIGSEGV; the heic target saw the allocation). libheif's own 32768 limit refused it;
+    /// heif_boxes.c's canvas check now refuses it first.
+    func testHEICWithAHugeOverlayCanvasIsRefusedNotACrash() throws {
         let name = "heic-crash-huge-alpha-image.heic"
         XCTAssertThrowsError(try ImageIO.decode(Self.fuzzInput(name), name: name)) { error in
             XCTAssertTrue("\(error)".hasPrefix(name + ": unsupported HEIC"), "\(error)")
