@@ -15,7 +15,7 @@ with the eye line), independent of the Swift code.
 Printed, and with --json written:
 - mask position error: per region, the distance between the centre gpustyle logged and the
   truth's, mean over the frames a face was drawn on; the headline is the mean over the regions a
-  mask is placed on by the README's example (eyes, eyebrows, lips, pupils, face oval) and the
+  mask is placed on by docs/live.md's example (eyes, eyebrows, lips, pupils, face oval) and the
   mean corner error of their rectangles (centre, size and angle together);
   the centre error is also split between the frames where the face rests and where it moves
   (where the filter's lag adds to the model's own error);

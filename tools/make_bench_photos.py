@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Photos for whole-command benchmarks (`farm-bench`, README "Speed"): the classify fixtures'
+"""Photos for whole-command benchmarks (`farm-bench`, docs/speed.md): the classify fixtures'
 crops (Tests/GPUStyleTests/Fixtures/classify/crops, 224x224 real photos) resized bicubically to
 SIZE x SIZE, written as OUT/00.png ... and OUT/../one.png (the first of them).
 

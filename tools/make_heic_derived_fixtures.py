@@ -6,6 +6,9 @@ one HEVC picture of the pillow-heif fixture heic-webp/plain.heic (coded 64x64).
 
 Into Tests/GPUStyleTests/Fixtures:
   heic-webp/grid.heic        2x2 grid of that picture, 128x128; the tiles' clap is not applied
+  heic-webp/grid_gain_map.heic
+                             the grid with a 'tmap' gain map item derived from it (decodes as the
+                             grid: the box check must leave derivations libheif 1.15 skips alone)
   heic-webp/overlay.heic     overlay: the picture on a 96x80 grey canvas at (16, 8)
   heic-webp/expected/*.png   the reference decode of both: pillow-heif (its own libheif 1.23)
   fuzz/heic-oom-overlay-canvas-beyond-ispe.heic
@@ -74,19 +77,28 @@ def coded_picture(path):
     return hvcc, size, data[offset:offset + length]
 
 
-def derived_heif(kind, derived_data, derived_size, tile_count, hvcc, tile_size, hevc, lists_itself=False):
+def derived_heif(kind, derived_data, derived_size, tile_count, hvcc, tile_size, hevc, lists_itself=False,
+                 gain_map=False):
     """A HEIF whose primary (item 1) is a `kind` ('grid' or 'iovl') of `tile_count` hidden hvc1
     items (2...), all the same coded picture; the derived item's data lives in 'idat'.
-    lists_itself: the last input is item 1 itself."""
+    lists_itself: the last input is item 1 itself. gain_map: one more hidden item, a 'tmap'
+    (ISO 21496-1 gain map, as recent iPhones write) derived from the primary and a tile, with
+    4 bytes of data in 'idat' (libheif 1.15 does not decode it; nor is it meant to be valid)."""
     tiles = list(range(2, 2 + tile_count))
     inputs = tiles[:-1] + [1] if lists_itself else tiles
+    tmap = 2 + tile_count
     ftyp = box("ftyp", b"heic" + struct.pack(">I", 0) + b"mif1heic")
     hdlr = full_box("hdlr", 0, 0, struct.pack(">I", 0) + b"pict" + bytes(12) + b"\0")
     pitm = full_box("pitm", 0, 0, struct.pack(">H", 1))
     infe = [full_box("infe", 2, 0, struct.pack(">HH", 1, 0) + kind.encode() + b"\0")]
     infe += [full_box("infe", 2, 1, struct.pack(">HH", t, 0) + b"hvc1\0") for t in tiles]  # flag 1: hidden
+    references = box("dimg", struct.pack(">HH", 1, len(inputs)) + b"".join(struct.pack(">H", t) for t in inputs))
+    tmap_data = bytes(4)
+    if gain_map:
+        infe.append(full_box("infe", 2, 1, struct.pack(">HH", tmap, 0) + b"tmap\0"))
+        references += box("dimg", struct.pack(">HHHH", tmap, 2, 1, tiles[0]))
     iinf = full_box("iinf", 0, 0, struct.pack(">H", len(infe)) + b"".join(infe))
-    iref = full_box("iref", 0, 0, box("dimg", struct.pack(">HH", 1, len(inputs)) + b"".join(struct.pack(">H", t) for t in inputs)))
+    iref = full_box("iref", 0, 0, references)
     ipco = box("ipco", hvcc + full_box("ispe", 0, 0, struct.pack(">II", *tile_size))
                + full_box("ispe", 0, 0, struct.pack(">II", *derived_size)))
     # ipma: item, count, then property indices (1-based; 0x80: essential).
@@ -95,14 +107,17 @@ def derived_heif(kind, derived_data, derived_size, tile_count, hvcc, tile_size, 
         associations += struct.pack(">HB", t, 2) + bytes([0x81, 2])
     ipma = full_box("ipma", 0, 0, struct.pack(">I", 1 + len(tiles)) + associations)
     iprp = box("iprp", ipco + ipma)
-    idat = box("idat", derived_data)
+    idat = box("idat", derived_data + (tmap_data if gain_map else b""))
 
     def iloc(mdat_payload_offset):
         # Version 1 (construction methods), 4-byte offsets and lengths, no base offsets.
         entries = struct.pack(">HHHHII", 1, 1, 0, 1, 0, len(derived_data))  # method 1: idat
         for t in tiles:  # every tile points at the same coded picture in mdat
             entries += struct.pack(">HHHHII", t, 0, 0, 1, mdat_payload_offset, len(hevc))
-        return full_box("iloc", 1, 0, bytes([0x44, 0x00]) + struct.pack(">H", 1 + len(tiles)) + entries)
+        if gain_map:
+            entries += struct.pack(">HHHHII", tmap, 1, 0, 1, len(derived_data), len(tmap_data))
+        count = 1 + len(tiles) + (1 if gain_map else 0)
+        return full_box("iloc", 1, 0, bytes([0x44, 0x00]) + struct.pack(">H", count) + entries)
 
     def meta(offset):
         return full_box("meta", 0, 0, hdlr + pitm + iloc(offset) + iinf + iref + iprp + idat)
@@ -132,6 +147,8 @@ def main():
     grey = (0x8000, 0x8000, 0x8000, 0xFFFF)  # canvas fill, 16 bits a channel (RGBA)
     files = {
         "heic-webp/grid.heic": derived_heif("grid", grid_data(2, 2, 128, 128), (128, 128), 4, hvcc, tile, hevc),
+        "heic-webp/grid_gain_map.heic":
+            derived_heif("grid", grid_data(2, 2, 128, 128), (128, 128), 4, hvcc, tile, hevc, gain_map=True),
         "heic-webp/overlay.heic": derived_heif("iovl", overlay_data(grey, 96, 80, [(16, 8)]), (96, 80), 1, hvcc, tile, hevc),
         "fuzz/heic-oom-grid-lists-itself.heic":
             derived_heif("grid", grid_data(2, 2, 128, 128), (128, 128), 4, hvcc, tile, hevc, lists_itself=True),

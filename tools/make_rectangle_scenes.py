@@ -60,7 +60,7 @@ are the kind's sort of background with its degradation and no picture.
 * phone: strong signal-dependent noise (sigma 0.02-0.045), chroma noise (blotches, sigma 2 px),
   unsharp-mask sharpening (halos, sigma 1-2, amount 0.6-1.5), then a JPEG round trip at
   quality 30-70 (the file is then written at --jpeg-quality as usual).
-The baseline sets (README.md, "Hard kinds", has the results):
+The baseline sets (docs/speed.md, "Hard kinds", has the results):
     for each kind K with n = KIND_IDS[K] (sticky_notes 1 ... phone 8):
     python3 tools/make_rectangle_scenes.py --out /tmp/hard/K --kind K --count 12 --negatives 4 --seed $((1000 + n))
     (sticky_notes: --count 24)

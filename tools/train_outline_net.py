@@ -48,7 +48,7 @@ px from a side at weight 0.3) + soft Dice; Adam 3e-3, cosine to 1e-4; seed 0.
 2098 steps in 32 minutes on 2 threads (the machine shared with another job).
 
 Results (2026-11-27; development sets = /tmp/hard/K seeds 1001-1009 and the mixed seeds 2001,
-2002, README's commands; 280 scenes, 1220 true sides)
+2002, docs/speed.md's commands; 280 scenes, 1220 true sides)
 -------
 Pixel level (`eval`; positives within 1 px of a true side, negatives > 3 px from every side):
     learned map:                   AP 0.516, recall at precision 0.3 / 0.5 / 0.7 = 0.705 / 0.577 / 0.403

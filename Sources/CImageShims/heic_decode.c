@@ -30,8 +30,10 @@
 
 // libheif refuses images (the primary, and its alpha, grid tiles and other auxiliary images)
 // wider or taller than this. Its own default, 32768 a side, is kept on purpose: at 65536 a
-// 1.4 KB file whose alpha image declares 42926x59405 made libheif 1.15 allocate 2.5 GB and
-// crash in a memset past 2^31 bytes (tools/fuzz, heic target; gpustyle exited with SIGSEGV).
+// 1.4 KB file whose overlay primary declares a 42926x59405 canvas made libheif 1.15 allocate
+// 2.5 GB and crash in a memset past 2^31 bytes (tools/fuzz, heic target; gpustyle exited with
+// SIGSEGV). heif_boxes.c now refuses that file before libheif decodes it; this limit stays as
+// the bound on what the box check does not see.
 // A HEIC panorama wider than 32768 is refused as unsupported; --max-pixels decides the rest.
 #define HEIF_SIDE_LIMIT 32768
 
@@ -117,9 +119,8 @@ static void read_nclx(struct gps_heic_decoder *d, gps_image_header *header) {
 // target; fixtures/fuzz/heic-oom-overlay-canvas-beyond-ispe.heic). heif_boxes.c compares the
 // primary's; the side limit, lowered to the longest side of the primary's ispe once the header
 // is read, bounds every other canvas (an alpha image's) before libheif allocates it.
-static void limit_to_coded_size(struct gps_heic_decoder *d, gps_image_header *header) {
-    int coded_width = heif_image_handle_get_ispe_width(d->handle);
-    int coded_height = heif_image_handle_get_ispe_height(d->handle);
+static void limit_to_coded_size(struct gps_heic_decoder *d, gps_image_header *header, int coded_width,
+                                int coded_height) {
     uint32_t side = header->width > header->height ? header->width : header->height;
     if (coded_width > 0 && coded_height > 0) {
         header->coded_width = (uint32_t)coded_width;
@@ -153,14 +154,14 @@ int gps_heic_read_header(struct gps_heic_decoder *d, gps_image_header *header, g
     header->width = width > 0 ? (uint32_t)width : 0;
     header->height = height > 0 ? (uint32_t)height : 0;
     if (header->width == 0 || header->height == 0) return GPS_ERR_EMPTY;
-    limit_to_coded_size(d, header);
+    int ispe_width = heif_image_handle_get_ispe_width(d->handle);
+    int ispe_height = heif_image_handle_get_ispe_height(d->handle);
+    limit_to_coded_size(d, header, ispe_width, ispe_height);
     heif_item_id primary = 0;
     failed = heif_context_get_primary_image_ID(d->context, &primary);
     if (failed.code != heif_error_Ok) return failure(failed, error);
-    status = gps_heif_check_derivations(data, size, primary,
-                                        (uint32_t)heif_image_handle_get_ispe_width(d->handle),
-                                        (uint32_t)heif_image_handle_get_ispe_height(d->handle), error->message,
-                                        sizeof error->message);
+    status = gps_heif_check_derivations(data, size, primary, (uint32_t)ispe_width, (uint32_t)ispe_height,
+                                        error->message, sizeof error->message);
     if (status != GPS_OK) return status;
     d->width = header->width;
     d->height = header->height;

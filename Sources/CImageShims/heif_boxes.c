@@ -9,9 +9,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cimageshims.h"
+#include "util.h"
 
 // A bounded span of bytes and a read position in it. A read past the end sets `failed` and
 // yields 0, so parsing code reads straight on and checks once.
@@ -71,6 +71,11 @@ typedef struct {
 // The coded images libheif 1.15 decodes: HEVC and AV1.
 static int is_coded(uint32_t type) { return type == FOURCC('h', 'v', 'c', '1') || type == FOURCC('a', 'v', '0', '1'); }
 
+// The derived images libheif 1.15 decodes: grid, overlay, identity.
+static int is_decoded_derivation(uint32_t type) {
+    return type == FOURCC('g', 'r', 'i', 'd') || type == FOURCC('i', 'o', 'v', 'l') || type == FOURCC('i', 'd', 'e', 'n');
+}
+
 static uint32_t type_of(const meta_boxes *m, uint32_t id) {
     for (size_t i = 0; i < m->item_count; i++) {
         if (m->items[i].id == id) return m->items[i].type;
@@ -120,6 +125,9 @@ static span item_data(const meta_boxes *m, const uint8_t *file, size_t file_size
         read_uint(&s, 2);  // data_reference_index
         uint64_t base = read_uint(&s, base_size);
         uint64_t extents = read_uint(&s, 2);
+        // With every size 0 an extent takes no bytes: 65535 of them per item would be counted
+        // through for nothing.
+        if (item_id != id && offset_size + length_size + index_size == 0) continue;
         for (uint64_t e = 0; e < extents && !s.failed; e++) {
             read_uint(&s, index_size);
             uint64_t offset = read_uint(&s, offset_size), length = read_uint(&s, length_size);
@@ -169,10 +177,14 @@ static int check(const meta_boxes *m, const uint8_t *file, size_t size, uint32_t
             if (type != FOURCC('d', 'i', 'm', 'g')) continue;
             uint32_t from = (uint32_t)read_uint(&reference, id_size);
             uint64_t count = read_uint(&reference, 2);
+            // Only the derivations libheif 1.15 performs. Others are not decoded by it: an ISO
+            // 21496-1 gain map ('tmap', in recent iPhone photos) is derived from the primary grid
+            // and must not make the photo unsupported.
+            int decoded = is_decoded_derivation(type_of(m, from));
             for (uint64_t i = 0; i < count && !reference.failed; i++) {
                 uint32_t to = (uint32_t)read_uint(&reference, id_size);
                 uint32_t input_type = type_of(m, to);
-                if (!reference.failed && !is_coded(input_type)) {
+                if (!reference.failed && decoded && !is_coded(input_type)) {
                     char from_text[5], to_text[5];
                     fourcc_text(type_of(m, from), from_text);
                     fourcc_text(input_type, to_text);
@@ -186,7 +198,7 @@ static int check(const meta_boxes *m, const uint8_t *file, size_t size, uint32_t
         // 'dimg' declaring 4878 bytes in a 26-byte 'iref' still reached its assertion): what
         // cannot be read here is not decoded.
         if (iref.failed) {
-            snprintf(message, message_size, "its item references ('iref') do not parse");
+            gps_set_message(message, message_size, "its item references ('iref') do not parse");
             return GPS_ERR_UNSUPPORTED;
         }
     }
@@ -214,7 +226,7 @@ int gps_heif_check_derivations(const uint8_t *file, size_t size, uint32_t primar
     uint32_t type;
     while ((type = next_box(&top, &box)) != 0 && type != FOURCC('m', 'e', 't', 'a')) {}
     if (type == 0) {
-        snprintf(message, message_size, "no 'meta' box is found by its top-level box sizes");
+        gps_set_message(message, message_size, "no 'meta' box is found by its top-level box sizes");
         return GPS_ERR_UNSUPPORTED;
     }
     read_uint(&box, 4);  // meta is a full box: version and flags
@@ -240,7 +252,7 @@ int gps_heif_check_derivations(const uint8_t *file, size_t size, uint32_t primar
     }
     int status;
     if (box.failed || !items_read) {
-        snprintf(message, message_size, "its 'meta' box or item list ('iinf') does not parse");
+        gps_set_message(message, message_size, "its 'meta' box or item list ('iinf') does not parse");
         status = GPS_ERR_UNSUPPORTED;
     } else {
         status = check(&m, file, size, primary, ispe_width, ispe_height, message, message_size);

@@ -13,7 +13,7 @@ struct RectangleOptions: ParsableArguments {
     @Option(help: "Smallest rectangle side, as a fraction of the image's shorter side (0-1).")
     var minimumSize: Double = 0.2
     @Option(help: ArgumentHelp("Drop observations below this confidence (0-1).",
-                               discussion: "The confidence is the measured chance that the observation is right (corners within 10 px): the first observation's is 0.68-0.97, a later one's mostly below 0.06 unless its edges are complete. README, \"Confidence\", has the precision/recall curve."))
+                               discussion: "The confidence is the measured chance that the observation is right (corners within 10 px): the first observation's is 0.68-0.97, a later one's mostly below 0.06 unless its edges are complete. docs/speed.md, \"Confidence\", has the precision/recall curve."))
     var minimumConfidence: Double = 0
     @Option(help: "Most observations to return, best first (0 = all, at most 256).")
     var maximumObservations: Int = 1

@@ -3,7 +3,7 @@ import Foundation
 import GPUStyle
 
 /// Entry point. Parsing is done by hand so that every usage error exits with status 2
-/// (ArgumentParser's default is 64), as the README promises.
+/// (ArgumentParser's default is 64), as docs/usage.md promises.
 @main
 enum Main {
     static func main() {

@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 @testable import GPUStyle
 
-/// What the fuzz targets found (tools/fuzz, README "Fuzzing"), each input fed back to the reader
+/// What the fuzz targets found (tools/fuzz, docs/tests.md "Fuzzing"), each input fed back to the reader
 /// that failed on it. Inputs of their own are in Fixtures/fuzz; one found among the existing
 /// fixtures is read from there.
 final class FuzzRegressionTests: XCTestCase {
@@ -48,8 +48,7 @@ final class FuzzRegressionTests: XCTestCase {
     /// stops at ONNXGraphBuilder.maximumFoldedElements (2^20), with an error at once.
     func testONNXHugeFoldedConstantIsRefusedAtOnce() throws {
         for name in ["onnx-timeout-huge-folded-constant.onnx", "onnx-slow-transpose-folded-constant.onnx"] {
-            let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appendingPathComponent("fuzz/\(name)")
-            let data = try Data(contentsOf: url)
+            let data = try Self.fuzzInput(name)
             let start = Date()
             XCTAssertThrowsError(try ModelConversion.fromONNX(data, source: name, metadata: .init(name: "fuzz"))) { error in
                 XCTAssertTrue(error is ONNXImportError, "\(error)")
@@ -89,10 +88,12 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 
-    /// A 1.4 KB HEIC whose alpha image declares 42926x59405: with libheif's side limit raised
-    /// to 65536, libheif 1.15 allocated 2.5 GB and crashed in a memset (gpustyle died with
-    /// SIGSEGV; the heic target saw the allocation). Its own 32768 limit refuses the file.
-    func testHEICWithAHugeAlphaImageIsRefusedNotACrash() throws {
+    /// A 1.4 KB HEIC whose overlay primary declares a 42926x59405 canvas (the fixture's name
+    /// says alpha: its alpha reference misled the first diagnosis): with libheif's side limit
+    /// raised to 65536, libheif 1.15 allocated 2.5 GB and crashed in a memset (gpustyle died
+    /// with SIGSEGV; the heic target saw the allocation). libheif's own 32768 limit refused it;
+    /// heif_boxes.c's canvas check now refuses it first.
+    func testHEICWithAHugeOverlayCanvasIsRefusedNotACrash() throws {
         let name = "heic-crash-huge-alpha-image.heic"
         XCTAssertThrowsError(try ImageIO.decode(Self.fuzzInput(name), name: name)) { error in
             XCTAssertTrue("\(error)".hasPrefix(name + ": unsupported HEIC"), "\(error)")
@@ -148,8 +149,7 @@ final class FuzzRegressionTests: XCTestCase {
     /// The pixel limit covers what libheif decodes, not only what it shows: pillow-heif's
     /// plain.heic is coded 64x64 and cropped ('clap') to 64x48.
     func testHEICPixelLimitCountsTheCodedPictureBeforeItsCrop() throws {
-        let data = try Data(contentsOf: Bundle.module.url(forResource: "Fixtures", withExtension: nil)!
-            .appendingPathComponent("heic-webp/plain.heic"))
+        let data = try ImageHEICWebPTests.data("plain.heic")
         let shown = try ImageIO.decode(data, name: "plain.heic", limits: DecodeLimits(maxPixels: 64 * 64))
         XCTAssertEqual([shown.width, shown.height], [64, 48])
         XCTAssertThrowsError(try ImageIO.decode(data, name: "plain.heic", limits: DecodeLimits(maxPixels: 64 * 48))) { error in

@@ -48,6 +48,16 @@ final class ImageHEICWebPTests: XCTestCase {
         }
     }
 
+    /// heif_boxes.c refuses grids and overlays of anything but coded images; a gain map ('tmap',
+    /// ISO 21496-1, in recent iPhone photos) is derived from the primary grid, which libheif
+    /// 1.15 does not decode, and must leave the photo readable: the same pixels as the grid.
+    func testAGainMapDerivedFromTheGridLeavesThePhotoReadable() throws {
+        let withGainMap = try ImageIO.read(path: Self.path("grid_gain_map.heic"))
+        let grid = try ImageIO.read(path: Self.path("grid.heic"))
+        XCTAssertEqual([withGainMap.width, withGainMap.height], [128, 128])
+        XCTAssertEqual(withGainMap.rgb, grid.rgb)
+    }
+
     func testHeadersNameTheFormatSizeAndAlpha() throws {
         let cases: [(file: String, format: String, width: Int, height: Int, alpha: Bool, bits: Int)] = [
             ("lossy.webp", "WebP", 64, 48, false, 8), ("lossless_alpha.webp", "WebP", 64, 48, true, 8),

@@ -100,7 +100,7 @@ final class LiveFacesTests: XCTestCase {
         }
     }
 
-    /// The regions a mask goes on in README's example, and the pupils.
+    /// The regions a mask goes on in docs/live.md's example, and the pupils.
     static let masked: [FaceRegion] = [.faceContour, .leftEye, .rightEye, .leftEyebrow, .rightEyebrow, .outerLips, .innerLips,
                                        .leftPupil, .rightPupil]
 

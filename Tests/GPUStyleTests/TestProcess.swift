@@ -12,10 +12,11 @@ enum TestProcess {
     static var productsDirectory: URL { Bundle.main.bundleURL }
 
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    stdin: Data? = nil) throws -> ProcessResult {
+                    stdin: Data? = nil, in directory: URL? = nil) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
@@ -39,8 +40,10 @@ enum TestProcess {
                              stderr: String(decoding: errorBox.data, as: UTF8.self))
     }
 
-    static func gpustyle(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> ProcessResult {
-        try run(productsDirectory.appendingPathComponent("gpustyle").path, arguments, environment: environment, stdin: stdin)
+    static func gpustyle(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil,
+                         in directory: URL? = nil) throws -> ProcessResult {
+        try run(productsDirectory.appendingPathComponent("gpustyle").path, arguments, environment: environment,
+                stdin: stdin, in: directory)
     }
 }
 

@@ -4,7 +4,7 @@
 # fixtures, so a given commit gives the same inputs every time: it passes or fails for a reason
 # that can be replayed (the finding is kept under .build-fuzz/smoke/findings). The long runs (10^6
 # inputs a target, and the Swift targets, whose instrumented build takes ~8 min) are
-# tools/fuzz/run.sh (README, "Fuzzing").
+# tools/fuzz/run.sh (docs/tests.md, "Fuzzing").
 #
 #   tools/fuzz/smoke.sh [RUNS]    (default 20000 inputs a target: ~15 s each on 2 cores)
 set -euo pipefail

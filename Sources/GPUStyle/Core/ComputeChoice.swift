@@ -22,7 +22,7 @@ public struct ComputeChoice<Stage> {
     ///   device node (`GPUDeviceNodes`), `cpu()` at once, Vulkan not loaded. When the only
     ///   Vulkan devices are CPU implementations such as lavapipe, `cpu()`: `gpustyle bench`
     ///   measures the native CPU path several times faster than lavapipe on the same cores (see
-    ///   README). With no usable Vulkan, or when the GPU stage fails to start, `cpu()` with a
+    ///   docs/speed.md). With no usable Vulkan, or when the GPU stage fails to start, `cpu()` with a
     ///   warning.
     ///
     /// `vulkan` gets the context and, under `auto` only, the maker of the CPU stage, so that the

@@ -7,7 +7,7 @@ public enum MemoryBudget {
     /// `defaultCeiling`: room for the system and other programs.
     public static let defaultShare = 0.5
     /// Whole-image plans take ~450 bytes per pixel; beyond ~8 MP that is several GB for a
-    /// speed-up of a few tens of percent over tiles (README, "Memory"), so by default larger
+    /// speed-up of a few tens of percent over tiles (docs/devices-and-memory.md, "Memory"), so by default larger
     /// images are tiled.
     public static let defaultCeiling = 4 << 30
 

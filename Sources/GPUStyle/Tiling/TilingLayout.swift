@@ -2,7 +2,7 @@
 ///
 /// Estimates count what the run holds at its peak: the decoded picture, the result, the plan's
 /// buffers or the tiled passes' stores and scratch, and the program itself. They are estimates
-/// of the heap, checked against measured peak RSS by `tools/bench_memory.py` (README, "Memory").
+/// of the heap, checked against measured peak RSS by `tools/bench_memory.py` (docs/devices-and-memory.md, "Memory").
 public struct TilingLayout: Sendable, Equatable, CustomStringConvertible {
     /// Keep contract.1's raw output (16 bytes per pixel) rather than computing the first 9x9
     /// convolution a third time.

@@ -13,11 +13,11 @@
 ///
 /// with OLD a release build whose `RectangleDetector.run` returns the raw scores (its
 /// `calibrated` skipping `ranked`; the detector's order: the outlines in the picks' order, then
-/// the quads inside them) and DIRS the development folders of README's "Harder scenes" (seeds
+/// the quads inside them) and DIRS the development folders of docs/speed.md's "Hard kinds" (seeds
 /// 1001-1009: /tmp/hard/<kind> and /tmp/hard/all), two mixed sets (`--kind all --count 40
 /// --negatives 10`, seeds 2001 and 2002) and the committed Tests/GPUStyleTests/Fixtures/
 /// rectangles: 330 scenes, 1874 observations, 282 right (refitted at 70f4a01 plus the picks'
-/// order kept). Held-out seeds 3001-3009 were not used (README, "Confidence").
+/// order kept). Held-out seeds 3001-3009 were not used (docs/speed.md, "Confidence").
 enum DetectConfidence {
     /// A non-decreasing piecewise-linear map from score to probability: linear between the
     /// knots, constant beyond the first and last.
