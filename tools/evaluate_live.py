@@ -57,6 +57,8 @@ Scoring
   (LATE_SECONDS) after the picture left the view (truth quad null since then), or at any time
   before it first appeared. Overlays made from the first 0.2 s of frames after it left are
   counted separately. The old "false overlays" (the same with a 1-s grace) are still reported.
+  Overlays within 10 px of the second picture are neither late, false, wrong partial nor wrong
+  overlays: since issue 35 a confirmed other picture becomes the tracked one.
 * Second-picture overlays (clips with "quad2" in the truth, make_live_video.py --script second):
   output frames whose quad is closer (mean corner error) to the second picture's corners than to
   the first's, or, when the first is out of view, within 20 px of the second's.
@@ -336,20 +338,24 @@ def score_entries(truth, entries):
             errs, rot, rev = match(e["quad"], fr["quad"])
             r.update(error_px=round(mean(errs), 4), corner_errors=[round(v, 4) for v in errs], rotation=rot,
                      reversed=rev)
-        if e["quad"] is not None and fr["quad"] is None:
-            r["false_overlay"] = since_gone[e["frame"]] > GRACE_SECONDS + 1e-9
-            r["late_overlay"] = since_gone[e["frame"]] > LATE_SECONDS + 1e-9
         if e["quad"] is not None and fr.get("quad2") is not None:
             e2 = mean(match(e["quad"], fr["quad2"])[0])
             r["second_error_px"] = round(e2, 4)
             r["second_overlay"] = e2 < r["error_px"] if r["error_px"] is not None else e2 < SECOND_MATCH_PX
-        if r["truth"] == "partial" and r["error_px"] is not None and r["error_px"] > PARTIAL_WRONG_PX:
+        # Since issue 35 a picture that is not the lost one becomes the picture once a second
+        # detection confirms it (issue 14: "none on the second picture unless it is the one that
+        # was tracked"): a quad on the second picture (--script second) is neither late, nor a
+        # wrong partial overlay of the first, nor a wrong overlay; those frames are the
+        # second-picture overlays.
+        on_second = r["second_error_px"] is not None and r["second_error_px"] <= WRONG_PX
+        if e["quad"] is not None and fr["quad"] is None:
+            r["false_overlay"] = since_gone[e["frame"]] > GRACE_SECONDS + 1e-9 and not on_second
+            r["late_overlay"] = since_gone[e["frame"]] > LATE_SECONDS + 1e-9 and not on_second
+        if (r["truth"] == "partial" and r["error_px"] is not None and r["error_px"] > PARTIAL_WRONG_PX
+                and not on_second):
             r["wrong_partial"] = True
         # Issue 35: drawn while the quad is more than 10 px from the picture, or with no picture in
-        # view. A quad on the second picture (--script second) is not counted here: since issue 35
-        # a picture that is not the lost one becomes the picture once confirmed; those frames are
-        # the second-picture overlays.
-        on_second = r["second_error_px"] is not None and r["second_error_px"] <= WRONG_PX
+        # view (on the second picture: see above).
         if e["quad"] is not None and (fr["quad"] is None or r["error_px"] > WRONG_PX) and not on_second:
             r["wrong_overlay"] = True
         results.append(r)

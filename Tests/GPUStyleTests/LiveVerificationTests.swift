@@ -279,7 +279,10 @@ final class LiveStateTests: XCTestCase {
         let tracker = ScriptedTracker(), detector = ScriptedDetector()
         let live = try pipeline(tracker: tracker, detector: detector)
         defer { live.finish() }
-        XCTAssertEqual(try falseStart(live, detector, frames: 4), [.searching, .detected, .tracked, .tracked])
+        // (A new picture's template is young: detections run on every frame until one agrees.)
+        let started = try falseStart(live, detector, frames: 4)
+        XCTAssertEqual(Array(started.prefix(2)), [.searching, .detected])
+        XCTAssertTrue(started.dropFirst(2).allSatisfy { $0 == .tracked || $0 == .detected }, "\(started)")
         // The patch is lost (the tracker fails); the real picture comes into view elsewhere.
         tracker.next = nil
         let real = WallScene.quad(dx: 60, dy: 30)
@@ -321,6 +324,63 @@ final class LiveStateTests: XCTestCase {
         let replaced = try XCTUnwrap(reports.firstIndex { $0.quad.map { zip($0.corners, real.corners).allSatisfy { $0.distance(to: $1) < 1e-9 } } ?? false },
                                      "\(reports.map(\.state)) \(refusals)")
         XCTAssertLessThanOrEqual(replaced, 3, "replaced within a few frames of the candidate's first detection")
+    }
+
+    /// A picture let go of for another one is remembered (`PictureMemory`): when the camera comes
+    /// back to it, its first detection takes it back with its own template, as a re-identification
+    /// of the lost picture would, not as a candidate needing a second detection.
+    func testPictureLetGoForAnotherIsRecognisedOnItsReturn() throws {
+        let tracker = ScriptedTracker(), detector = ScriptedDetector()
+        let live = try pipeline(tracker: tracker, detector: detector)
+        defer { live.finish() }
+        let first = WallScene.quad(), second = WallScene.quad(dx: 60, dy: 30)
+        func run(_ frame: Image, _ indices: Range<Int>) throws -> [LiveFrameReport] {
+            try indices.map { try live.process(frame, index: $0, time: Double($0) / 30).report }
+        }
+        detector.set(first)
+        XCTAssertEqual(try run(WallScene.frame(quad: first, pictureSeed: 1), 0..<3).map(\.state), [.searching, .detected, .tracked])
+        // The camera turns to the second picture: the first is lost, the second taken.
+        tracker.next = nil
+        detector.set(second)
+        let toSecond = try run(WallScene.frame(quad: second, pictureSeed: 7), 3..<6)
+        XCTAssertEqual(toSecond.map(\.state), [.lost, .detected, .tracked], "\(toSecond.map(\.refused))")
+        XCTAssertEqual(toSecond[0].refused, .unconfirmed, "the second picture is a candidate first")
+        _ = live.harvestEvents()
+        // And back to the first, elsewhere in the frame: taken on its first detection.
+        tracker.next = nil
+        let back = WallScene.quad(dx: -40, dy: 20, degrees: 4)
+        detector.set(back)
+        let returned = try run(WallScene.frame(quad: back, pictureSeed: 1), 6..<8)
+        XCTAssertEqual(returned.map(\.state), [.detected, .tracked], "\(returned.map(\.refused))")
+        XCTAssertGreaterThan(try XCTUnwrap(returned[0].score), 0.9, "scored against its own template")
+        XCTAssertEqual(live.harvestEvents().reacquisitions, 1)
+    }
+
+    /// A false start on a part of the picture (one of its sides and a line in its photo) is not
+    /// kept against detections of the whole picture around it: they are candidates, and the
+    /// whole picture replaces the part once confirmed (a detection overlapping the track
+    /// otherwise counts as the track's own picture: refused, overlaps).
+    func testTrackOnAPartOfAPictureGivesWayToTheWholePicture() throws {
+        let tracker = ScriptedTracker(), detector = ScriptedDetector()
+        let live = try pipeline(tracker: tracker, detector: detector)
+        defer { live.finish() }
+        let whole = WallScene.quad()
+        let c = whole.corners
+        // A rectangle in the photo, off its centre (a part sharing the frame's sides would be
+        // refused as a block cut out of a grid, runs-on).
+        let centre = whole.centre
+        let part = Quad(corners: c.map { Point(x: 0.55 * $0.x + 0.45 * centre.x - 12, y: 0.55 * $0.y + 0.45 * centre.y - 8) })
+        let frame = WallScene.frame(quad: whole, pictureSeed: 1, second: (part, 7))
+        detector.set(part)
+        let started = try (0..<3).map { try live.process(frame, index: $0, time: Double($0) / 30).report }
+        XCTAssertEqual(started.map(\.state).prefix(2), [.searching, .detected], "\(started.map(\.refused))")
+        detector.set(whole)
+        var reports: [LiveFrameReport] = []
+        for i in 3..<9 { reports.append(try live.process(frame, index: i, time: 0.2 + Double(i) / 30).report) }
+        XCTAssertFalse(reports.contains { $0.refused == .overlaps }, "\(reports.map(\.refused))")
+        let replaced = try XCTUnwrap(reports.firstIndex { $0.quad.map { zip($0.corners, whole.corners).allSatisfy { $0.distance(to: $1) < 1e-9 } } ?? false },
+                                     "\(reports.map(\.state)) \(reports.map(\.refused))")
+        XCTAssertLessThanOrEqual(replaced, 3)
     }
 
     func testDetectionCutByTheFrameEdgeIsNotTaken() throws {

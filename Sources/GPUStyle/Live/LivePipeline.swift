@@ -51,6 +51,14 @@ public final class LivePipeline {
     private var quad: Quad?
     /// What the picture looks like, from the last detection that confirmed it.
     private var template: PictureTemplate?
+    /// The template of a new picture, taken from the detection that confirmed the candidate
+    /// (often on a frame of a pan, a few pixels off), until a detection agrees with the track:
+    /// until then each near detection is taken and the template retaken from it, without
+    /// comparing scores against it (on the `second` clip a new picture's template taken 5.5 px
+    /// off made the right detections score lower than the drifting track for 1.3 s).
+    private var youngTemplate = false
+    /// Pictures let go of for another one, recognised when they come back.
+    private var memory = PictureMemory()
     /// False from taking the picture back until a detection agrees with the track within a few
     /// pixels: until then detections run on every frame the stage can take, not at 10 Hz. A
     /// picture taken back on a blurred frame is typically 5-8 px off; at 10 Hz the correction
@@ -179,6 +187,7 @@ public final class LivePipeline {
             lose(.unconfirmed, at: time, coastingFrom: current, in: frame, into: &update)
         }
         if let pending = candidate, time - pending.time > verification.candidateLifetime { candidate = nil }
+        memory.forget(at: time, after: verification.forgetAfter)
         if quad == nil && template != nil && time - lostAt > verification.forgetAfter {
             template = nil
             coasting.stop()
@@ -232,14 +241,21 @@ public final class LivePipeline {
             switch relation(of: detected, to: current) {
             case .agrees:
                 // Two independent estimates agree: the template is taken anew from this view.
-                if adopt(detected, in: frame, time: time, score: score, refresh: true, update: &update) { settled = true }
+                if adopt(detected, in: frame, time: time, score: score, refresh: true, update: &update) {
+                    settled = true
+                    youngTemplate = false
+                }
             case .near:
                 // Both see the picture here, a few pixels apart: the one that looks more like
                 // it wins. (Taking every such detection put the quad 8.7 px off for 15 frames of
                 // the committed clip while a hand covered a corner; keeping the track until a
                 // second of them agreed kept a poor re-acquisition 5 px off for a second.)
                 lastConfirmed = time
-                if asGood { adopt(detected, in: frame, time: time, score: score, update: &update) } else { update.refused = .worseScore }
+                if asGood || youngTemplate {
+                    adopt(detected, in: frame, time: time, score: score, refresh: youngTemplate, update: &update)
+                } else {
+                    update.refused = .worseScore
+                }
             case .inside:
                 // The inner edge of the frame, most likely: the picture is there (it confirms
                 // the track), but the enclosing outline stays unless this goes on for a second.
@@ -272,6 +288,21 @@ public final class LivePipeline {
                 events.reacquisitions += 1
                 settled = false
             }
+        } else if let recalled = memory.recall(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing,
+                                               threshold: verification.reidentifyScore) {
+            // A picture let go of for another one, back: taken at once with its own template.
+            let previous = (template, reference)
+            (template, reference) = (recalled.picture.template, recalled.picture.reference)
+            if adopt(detected, in: frame, time: time, score: template?.score(frame: frame, quad: detected), update: &update) {
+                if let old = previous.0 { memory.remember(old, reference: previous.1, at: time) }
+                youngTemplate = false
+                overlay.clear()  // the stylized image shown last is of the other picture
+                events.reacquisitions += 1
+                settled = false
+            } else {
+                (template, reference) = previous
+                memory.remember(recalled.picture.template, reference: recalled.picture.reference, at: recalled.picture.since)
+            }
         } else {
             nominate(detected, in: frame, time: time, update: &update)
         }
@@ -295,7 +326,14 @@ public final class LivePipeline {
         // Likewise a detection overlapping the tracked picture (centred inside it, or enclosing
         // its centre) is not a new picture taking over: on the committed clip, two detections
         // misled by the hand over the picture replaced it, drawn 50 px off.
-        let overlapsTracked = quad.map { Self.encloses($0, detected.centre) || Self.encloses(detected, $0.centre) } ?? false
+        // A detection that encloses the whole tracked quad is not that: the track is on a part of
+        // it (on the `second` clip a false start made of the second picture's left edge and a
+        // line in its photo was tracked for a second while every detection of the whole
+        // picture around it was refused); it is a candidate like any other.
+        let overlapsTracked = quad.map { current in
+            !current.corners.allSatisfy { Self.encloses(detected, $0) }
+                && (Self.encloses(current, detected.centre) || Self.encloses(detected, current.centre))
+        } ?? false
         if overlapsTracked || coasting.quad.map({ verification.touchesEdge($0, width: frame.width, height: frame.height)
                                                   && Self.encloses($0, detected.centre) }) ?? false {
             candidate = nil
@@ -335,8 +373,10 @@ public final class LivePipeline {
             return
         }
         candidate = nil
+        if let old = previous.0 { memory.remember(old, reference: previous.1, at: time) }
         overlay.clear()  // a new picture: the stylized image of the old one must not be shown on it
-        settled = true
+        youngTemplate = true
+        settled = false
     }
 
     /// Whether `point` lies inside the convex quad `quad` (either winding).
@@ -406,7 +446,7 @@ public final class LivePipeline {
             update.refused = .untrackable
             return false
         }
-        if template == nil || (refresh && (score ?? 1) >= options.verification.refreshScore),
+        if template == nil || (refresh && (youngTemplate || (score ?? 1) >= options.verification.refreshScore)),
            let fresh = PictureTemplate(frame: frame, quad: detected) { template = fresh }
         reference = (frame, detected)
         update.state = .detected
