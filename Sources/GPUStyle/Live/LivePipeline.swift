@@ -71,7 +71,17 @@ public final class LivePipeline {
     private var lastConfirmed = -Double.infinity
     /// A detection that may be a new picture, with its frame and time: nothing is drawn from it
     /// until a later detection agrees with it carried to that later frame (`nominate`).
-    private var candidate: (frame: Image, quad: Quad, time: Double)?
+    private var candidate: Candidate?
+    private struct Candidate {
+        /// The frame and quad of its latest sighting.
+        var frame: Image
+        var quad: Quad
+        /// When it was first seen (the tracked picture must not be confirmed since) and last seen.
+        var since: Double
+        var seen: Double
+        /// Detections that agreed with it in a row, the first included.
+        var sightings = 1
+    }
     /// When the picture was lost (its template is forgotten `forgetAfter` later).
     private var lostAt = -Double.infinity
     private var lastDetectionStart = -Double.infinity
@@ -186,7 +196,7 @@ public final class LivePipeline {
             lastMotion = nil  // `current` is already this frame's quad: it coasts from here as it is
             lose(.unconfirmed, at: time, coastingFrom: current, in: frame, into: &update)
         }
-        if let pending = candidate, time - pending.time > verification.candidateLifetime { candidate = nil }
+        if let pending = candidate, time - pending.seen > verification.candidateLifetime { candidate = nil }
         memory.forget(at: time, after: verification.forgetAfter)
         if quad == nil && template != nil && time - lostAt > verification.forgetAfter {
             template = nil
@@ -294,7 +304,7 @@ public final class LivePipeline {
             let previous = (template, reference)
             (template, reference) = (recalled.picture.template, recalled.picture.reference)
             if adopt(detected, in: frame, time: time, score: template?.score(frame: frame, quad: detected), update: &update) {
-                if let old = previous.0 { memory.remember(old, reference: previous.1, at: time) }
+                rememberIfConfirmed(previous.0, reference: previous.1, at: time)
                 youngTemplate = false
                 overlay.clear()  // the stylized image shown last is of the other picture
                 events.reacquisitions += 1
@@ -323,23 +333,23 @@ public final class LivePipeline {
         // a new picture, drawn 78 px off. Refusing every candidate inside a coasting or tracked
         // quad, whether in view or not, held back the real picture inside a lost or tracked
         // false start's quad on the busy clips: coverage 97 -> 79 % and 90 %.)
-        // Likewise a detection overlapping the tracked picture (centred inside it, or enclosing
-        // its centre) is not a new picture taking over: on the committed clip, two detections
-        // misled by the hand over the picture replaced it, drawn 50 px off.
-        // A detection that encloses the whole tracked quad is not that: the track is on a part of
-        // it (on the `second` clip a false start made of the second picture's left edge and a
-        // line in its photo was tracked for a second while every detection of the whole
-        // picture around it was refused); it is a candidate like any other.
-        let overlapsTracked = quad.map { current in
-            !current.corners.allSatisfy { Self.encloses(detected, $0) }
-                && (Self.encloses(current, detected.centre) || Self.encloses(detected, current.centre))
-        } ?? false
-        if overlapsTracked || coasting.quad.map({ verification.touchesEdge($0, width: frame.width, height: frame.height)
-                                                  && Self.encloses($0, detected.centre) }) ?? false {
+        if coasting.quad.map({ verification.touchesEdge($0, width: frame.width, height: frame.height)
+                                && Self.encloses($0, detected.centre) }) ?? false {
             candidate = nil
             update.refused = .overlaps
             return
         }
+        // A detection overlapping the tracked picture (centred inside it, or enclosing its centre,
+        // but not enclosing all of it) needs `overlapSightings` agreeing detections in a row, not
+        // two: on the committed clip, two detections misled by the hand over the picture replaced
+        // it, drawn 50 px off (refusing them all kept a false start on a part of the second
+        // picture for a second on the `second` clip, every detection of the whole picture refused).
+        // A detection enclosing the whole tracked quad is a candidate like any other: the track
+        // was on a part of it.
+        let overlapsTracked = quad.map { current in
+            !current.corners.allSatisfy { Self.encloses(detected, $0) }
+                && (Self.encloses(current, detected.centre) || Self.encloses(detected, current.centre))
+        } ?? false
         let runOn = verification.runOn.count(detected, in: frame)
         guard runOn.runOn < verification.minimumRunOns || 2 * runOn.runOn < runOn.measured else {
             // The pending candidate goes too: it is most likely the same block, and one detection
@@ -349,18 +359,25 @@ public final class LivePipeline {
             update.refused = .runsOn
             return
         }
-        guard let pending = candidate, pending.frame.width == frame.width, pending.frame.height == frame.height,
+        guard var pending = candidate, pending.frame.width == frame.width, pending.frame.height == frame.height,
               let carried = carryForward(pending.quad, from: pending.frame, to: frame),
               candidateAgrees(detected, carried) else {
-            candidate = (frame, detected, time)
-            update.refused = .unconfirmed
+            candidate = Candidate(frame: frame, quad: detected, since: time, seen: time)
+            update.refused = overlapsTracked ? .overlaps : .unconfirmed
+            return
+        }
+        pending.sightings += 1
+        (pending.frame, pending.quad, pending.seen) = (frame, detected, time)
+        candidate = pending
+        if overlapsTracked && pending.sightings < verification.overlapSightings {
+            update.refused = .overlaps
             return
         }
         // A tracked picture partly out of view cannot be confirmed (its detections are edge-cut):
         // that is no sign of a false start. (On the edges clip, a wall rectangle took over the
         // picture as it left the view, and was drawn 78 px off when the picture came back.)
-        if let current = quad, lastConfirmed >= pending.time || verification.touchesEdge(current, width: frame.width, height: frame.height) {
-            candidate = (frame, detected, time)
+        if let current = quad, lastConfirmed >= pending.since || verification.touchesEdge(current, width: frame.width, height: frame.height) {
+            candidate = Candidate(frame: frame, quad: detected, since: time, seen: time)
             update.refused = .oldTemplate
             return
         }
@@ -373,10 +390,19 @@ public final class LivePipeline {
             return
         }
         candidate = nil
-        if let old = previous.0 { memory.remember(old, reference: previous.1, at: time) }
+        rememberIfConfirmed(previous.0, reference: previous.1, at: time)
         overlay.clear()  // a new picture: the stylized image of the old one must not be shown on it
         youngTemplate = true
         settled = false
+    }
+
+    /// Keeps a picture let go of for another one in `memory`, unless its template is still young:
+    /// a picture no detection ever agreed with may be a false start. (On the `second` clip a false
+    /// start on a part of the second picture, remembered, was taken back at once when the camera
+    /// turned to that picture again, and drawn 90 px off for 13 frames.)
+    private func rememberIfConfirmed(_ template: PictureTemplate?, reference: (frame: Image, quad: Quad)?, at time: Double) {
+        guard let template, !youngTemplate else { return }
+        memory.remember(template, reference: reference, at: time)
     }
 
     /// Whether `point` lies inside the convex quad `quad` (either winding).

@@ -43,8 +43,13 @@ public struct LiveVerification: Sendable {
     /// 155 px picture.
     public var candidateAgreement = 4.0
     public var candidateAgreementShare = 0.1
-    /// A candidate not confirmed within this many seconds is dropped.
+    /// A candidate not seen again within this many seconds is dropped.
     public var candidateLifetime = 0.5
+    /// Agreeing detections in a row (the first included) that a candidate overlapping the
+    /// tracked picture needs, where another candidate needs 2: while a hand covers a picture the
+    /// detector can be misled twice in a row (the committed clip). While a candidate is pending,
+    /// detections run on every frame the stage can take, so 4 take about 4-6 frames.
+    public var overlapSightings = 4
     /// A candidate new picture whose sides run on past at least this many of its corners' 8
     /// continuations, and past at least half of those in view (`OutlineRunOn`), is a block cut
     /// out of a grid (tiles, panes), not a framed picture. On the busy-wall clip (seed 3), the
