@@ -56,6 +56,10 @@ struct ONNXGraphBuilder {
     var madeAs: [Int: String] = [:]
     /// ONNX readers of each value name (graph outputs count as readers).
     var readers: [String: Int] = [:]
+    /// Reads of each value name as a layer's weights (`ONNXGraphBuilder.weightOps`' inputs after
+    /// the first): a name all of whose readers are such may be folded larger
+    /// (`maximumFoldedWeightElements`).
+    var weightReads: [String: Int] = [:]
     /// Tensors made by HardSigmoid: their source tensor and parameters (x * hardsigmoid(x) is HardSwish).
     var hardSigmoids: [Int: (source: Int, alpha: Float, beta: Float)] = [:]
     var inputShape: NetworkGraph.Shape?
@@ -88,7 +92,12 @@ struct ONNXGraphBuilder {
             throw fail("the model has \(graph.output.count) outputs; one is supported")
         }
         try readInput(inputs[0])
-        for node in graph.node { for name in node.input where !name.isEmpty { readers[name, default: 0] += 1 } }
+        for node in graph.node {
+            for (i, name) in node.input.enumerated() where !name.isEmpty {
+                readers[name, default: 0] += 1
+                if i > 0 && Self.weightOps.contains(node.opType) { weightReads[name, default: 0] += 1 }
+            }
+        }
         readers[graph.output[0].name, default: 0] += 1
 
         for node in graph.node {

@@ -17,6 +17,19 @@ extension ONNXGraphBuilder {
     /// is 1.28 M), so the bound is the larger of the two. The other folded ops make at most as
     /// many values as their input, which is bounded by this or by the file's bytes.
     static let maximumFoldedElements = 1 << 20
+    /// The bound for a ConstantOfShape read only as a layer's weights: ONNX's "light" test models
+    /// (the onnx package's backend/test/data/light) make every weight that way, up to VGG-19's
+    /// 25088x4096 classifier (102.8 M values, 411 MB); 2^27 is 512 MB. The shapes of such a
+    /// weight are then checked by its layer, and nothing describes or transposes it whole.
+    static let maximumFoldedWeightElements = 1 << 27
+    /// Ops whose inputs after the first are weights (kernel, bias, scale, statistics).
+    static let weightOps: Set<String> = ["Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization"]
+
+    /// Whether every reader of `name` reads it as a layer's weights.
+    func isWeightOnly(_ name: String) -> Bool {
+        guard let reads = readers[name], reads > 0 else { return false }
+        return weightReads[name] == reads
+    }
 
     /// Throws unless `count` values are within the bound for an op whose inputs hold `available`.
     static func checkFolded(_ count: Int, available: Int, _ bad: (String) -> Error) throws {
@@ -56,7 +69,7 @@ extension ONNXGraphBuilder {
         case "ConstantOfShape":
             let dims = try ints(x)
             let count = try checkedCount(dims, bad)
-            try Self.checkFolded(count, available: 0, bad)
+            try Self.checkFolded(count, available: isWeightOnly(node.output[0]) ? Self.maximumFoldedWeightElements : 0, bad)
             var value = ONNXTensor(dims: [], floats: [0], ints: nil)
             if let t = a.byName["value"], t.hasT { value = try ONNXTensor(t.t, what: "\(source): ConstantOfShape value") }
             guard let v = value.floats.first else { throw bad("empty value") }
