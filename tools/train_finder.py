@@ -8,6 +8,7 @@ seeds, and its ONNX export for the project's runtime.
         --ckpt-dir /work/finder-ckpt [--steps 6000] [--minutes 100] [--batch 16] [--seed 0] \\
         [--threads 2] [--bf16 auto] [--ckpt-minutes 10] [--repo-copy tools/finder.pt] [--resume CKPT]
     python3 tools/train_finder.py eval   --ckpt C --dev /work/finder-data/dev     # detection table
+    python3 tools/train_finder.py eval-scenes --ckpt C DIR [DIR ...]              # make_rectangle_scenes folders
     python3 tools/train_finder.py export --ckpt C --out tools/finder.onnx         # + onnxruntime check
     python3 tools/train_finder.py smoke                                           # one tiny step
     python3 tools/train_finder.py speed  [--batch 16] [--threads 2]               # fp32 vs bf16 img/s
@@ -58,7 +59,17 @@ make_rectangle_scenes.py's held-out 3001-3009 never enter this file.
 MEASURED (Intel Xeon Processor, model 207 (Emerald Rapids) under KVM; the VM exposes avx512_bf16
 and amx is NOT in /proc/cpuinfo, so oneDNN's bf16 runs on AVX-512 BF16, not AMX tiles;
 2 threads, torch 2.13.0+cpu, machine shared with a benchmark, nice 19, 2026-11-29):
-  see the numbers filled in by `speed` and `flops` at the end of this docstring.
+  `flops`: 441,502 parameters; 0.831 GFLOP at 320x240, 0.532 at 256x192 (conv multiply-adds x 2).
+  `speed` (training steps, batch 16, 320x240, 2 threads, the shard generators paused):
+      fp32 46.6 img/s (0.34 s/step), bf16 autocast 43.7 img/s (0.37 s/step).
+  bf16 does not pay here (without AMX the thin convs gain nothing from AVX-512 BF16 and pay the
+  casts), so `--bf16 auto` turns it on only where /proc/cpuinfo has amx_bf16; issue 36's 2.5x
+  was measured on a machine with AMX. Under the benchmark's load training ran at 15-39 img/s.
+  `export`: ONNX opset 13 (Conv with BatchNormalization folded, Relu, Resize nearest asymmetric
+  floor, Add, Constant); onnxruntime 1.32.0 vs torch max |diff| 2.4e-6 on 4 scenes.
+  A resume (`--stop-after 3`, then `--resume`) ends bit-identical to an uninterrupted 6 steps.
+  Decoding perfect targets (make_targets -> logits -> decode) finds 262/262 dev quads, mean corner
+  error 0.54 px at 320x240 (max 1.16): the target/decoder pair loses nothing that matters.
 """
 import argparse
 import json
@@ -388,14 +399,16 @@ def match(truths, dets, tol):
     return found, errs, len(dets) - len(used)
 
 
-def evaluate(model, paths, threshold=0.3, bf16=False, limit=None, log=print):
+def evaluate(model, paths, threshold=0.3, bf16=False, limit=None, log=print, data=None, diag=None):
+    """paths: finder_data shards; or data = (images, quads, kinds) already loaded; diag: the
+    image diagonal the 3 % tolerance is taken of (default: the arrays' own)."""
     import torch
     from finder_data import load_shards
-    ims, qs, ks = load_shards(sorted(paths))
+    ims, qs, ks = data if data is not None else load_shards(sorted(paths))
     if limit:
         ims, qs, ks = ims[:limit], qs[:limit], ks[:limit]
     H, W = ims.shape[1:3]
-    diag = math.hypot(W, H)
+    diag = diag or math.hypot(W, H)
     tol, strict = 0.03 * diag, 5.0 * W / 320
     model.eval()
     per = {}
@@ -431,6 +444,30 @@ def evaluate(model, paths, threshold=0.3, bf16=False, limit=None, log=print):
            "mean_corner_err_640": 2 * float(np.mean(errs_all)) * 320 / W if errs_all else None,
            "per_kind": {k: round(v[0] / max(1, v[1]), 3) for k, v in sorted(per.items())}}
     return res
+
+
+def load_scene_dir(d, width=320):
+    """A make_rectangle_scenes.py folder at working size: ((images, quads, kinds), height before
+    padding). Each photo is
+    box-downscaled to `width` (1280x720 -> 320x180), edge-padded at the bottom/right to a
+    multiple of 16 (the net's 1/16 level), truth mapped as p_w = (p + 0.5) / f - 0.5."""
+    import json as _json
+    from PIL import Image
+    entries = _json.load(open(os.path.join(d, "scenes.json")))
+    ims, qs, ks = [], [], []
+    for e in entries:
+        im = Image.open(os.path.join(d, e["file"])).convert("RGB")
+        f = im.width / width
+        h = int(round(im.height / f))
+        a = np.asarray(im.resize((width, h), Image.Resampling.BOX))
+        ph = (-h) % 16
+        a = np.pad(a, ((0, ph), (0, 0), (0, 0)), mode="edge")
+        truth = e.get("quads") or ([e["quad"]] if e.get("quad") else [])
+        qs.append(np.array([(np.asarray(q, np.float64) + 0.5) / f - 0.5 for q in truth], np.float32).reshape(-1, 4, 2))
+        ims.append(a)
+        hk = e.get("params", {}).get("hard_kind")
+        ks.append(hk or ("mixed" if e["kind"] == "positive" else "negative"))
+    return (np.stack(ims), qs, ks), h
 
 
 def print_eval(res):
@@ -690,6 +727,11 @@ def main(argv=None):
     p.add_argument("--dev", required=True)
     p.add_argument("--threshold", type=float, default=0.3)
     p.add_argument("--threads", type=int, default=2)
+    p = sub.add_parser("eval-scenes", help="make_rectangle_scenes.py folders at working size (development sets)")
+    p.add_argument("--ckpt", required=True)
+    p.add_argument("--threshold", type=float, default=0.3)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("dirs", nargs="+")
     p = sub.add_parser("export")
     p.add_argument("--ckpt", required=True)
     p.add_argument("--out", required=True)
@@ -722,6 +764,15 @@ def main(argv=None):
         print_eval(evaluate(model, sorted(glob.glob(os.path.join(args.dev, "*.npz"))), args.threshold))
     elif args.cmd == "export":
         export(args)
+    elif args.cmd == "eval-scenes":
+        import torch
+        torch.set_num_threads(args.threads)
+        model = build_model()
+        model.load_state_dict(torch.load(args.ckpt, map_location="cpu", weights_only=False)["model"])
+        for d in args.dirs:
+            print(f"== {d}")
+            data, h = load_scene_dir(d)
+            print_eval(evaluate(model, None, args.threshold, data=data, diag=math.hypot(320, h)))
     return 0
 
 
