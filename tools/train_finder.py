@@ -246,7 +246,7 @@ def losses(out, heat, off, offw, npos):
     import torch.nn.functional as F
     out = out.float()
     lc = focal(out[:, 0], heat[:, 0], npos)
-    lk = focal(out[:, 9:13], heat[:, 1:5], 4 * npos) * 4 / 4
+    lk = focal(out[:, 9:13], heat[:, 1:5], npos)  # the four types summed: a corner weighs as a centre
     lo = (F.l1_loss(out[:, 1:9], off, reduction="none").sum(1) * offw).sum() / max(1.0, float(offw.sum()))
     lb = F.binary_cross_entropy_with_logits(out[:, 13], heat[:, 5], pos_weight=torch.tensor(2.0))
     return {"centre": lc, "corner": lk, "offset": lo, "outline": lb}
