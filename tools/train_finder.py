@@ -514,12 +514,13 @@ def train(args):
     import torch
     torch.set_num_threads(args.threads)
     seed_all(args.seed)
-    paths = sorted(glob.glob(os.path.join(args.data, "*.npz")))
+    # SEED.npz only (a shard being written is SEED.npz.tmp.npz)
+    paths = sorted(p for p in glob.glob(os.path.join(args.data, "*.npz")) if os.path.basename(p)[:-4].isdigit())
     for p in paths:
         s = int(os.path.basename(p).split(".")[0])
         if not 5000 <= s <= 5999:
             sys.exit(f"error: {p}: training uses seeds 5000-5999 only")
-    dev = sorted(glob.glob(os.path.join(args.dev, "*.npz"))) if args.dev else []
+    dev = sorted(p for p in glob.glob(os.path.join(args.dev, "*.npz")) if os.path.basename(p)[:-4].isdigit()) if args.dev else []
     for p in dev:
         s = int(os.path.basename(p).split(".")[0])
         if not 6000 <= s <= 6099:
