@@ -53,6 +53,21 @@ The stricter 10 px at 640x480 (5 px here) is printed too. False positives: negat
 any quad; extra quads on positive scenes are counted separately. Mean corner error of the found
 quads is in 640x480 px (x 2).
 
+The first run (2026-11-29; shards 5000-5159 and 5200-5325 = 28,600 scenes at 320x240, made by
+`python3 tools/finder_data.py shards --out /work/finder-data/train --seeds 5000-5199` and
+`... --seeds 5200-5399`, both stopped when training started; dev = 6000-6004, 500 scenes):
+    OMP_NUM_THREADS=2 nohup nice -n 19 python3 tools/train_finder.py train \
+        --data /work/finder-data/train --dev /work/finder-data/dev --ckpt-dir /work/finder-ckpt \
+        --repo-copy tools/finder.pt --steps 5400 --minutes 100 --ckpt-minutes 10 --batch 16 \
+        --lr 2e-3 --seed 0 --threads 2 --bf16 auto > /work/finder-ckpt/train.out 2>&1 &
+(--steps 5400: a first start with 9000 made 600 steps in its first 10 minutes (~16 img/s: the
+benchmark has the CPU first), so it would have stopped at 2/3 of its schedule; it was stopped
+and started again with a schedule that fits 100 minutes. Its step-600 dev result: 30.8 % found,
+sticky notes 78 %, every single-picture kind <= 14 %.)
+Log: /work/finder-ckpt/train_log.jsonl (every 20 steps: loss parts, lr, img/s; each checkpoint:
+the dev table). Continue it with `--resume /work/finder-ckpt/last.pt` and the same arguments
+(tools/finder.pt is the weights-only copy: the full checkpoint with Adam's moments is 5.3 MB).
+
 Seeds: trains on finder_data shards of seeds 5000-5999 only; evaluates and chooses on 6000-6099;
 make_rectangle_scenes.py's held-out 3001-3009 never enter this file.
 
