@@ -34,9 +34,12 @@ normalised by the number of quads), L1 on the offsets at the 3x3 cells around ea
 Network (`Finder`): plain ops that the project's ONNX importer and both backends have (Conv with
 BatchNormalization folded at load, Relu, Resize nearest x2, Add; docs/runtime.md's op table; no
 dilations, which the importer refuses). Encoder: 3x3 stride-2 convs to 1/2 (16 ch), 1/4 (32),
-1/8 (64), 1/16 (96), each followed by one 3x3 conv, plus two more at 1/16 (the receptive field
-must span a picture: a centre's offsets point up to ~190 input px away; theoretical field at the
-1/16 output ~250 px). Decoder: 1x1 conv, nearest x2, add the skip (FPN-like adds are cheaper than
+1/8 (64), 1/16 (96), each followed by one 3x3 conv, plus two more at 1/16. An output pixel's
+theoretical receptive field is 187 input px (+-93), while a large picture's corners are up to
+~190 px from its centre: their offsets are partly extrapolated (the step-1008 checkpoint's
+regressed corners were 10-30 px off on pictures over ~100 px; the relative snap radius below
+compensates). More context (a 1/32 level on inputs padded to a multiple of 32, or more 1/16
+convs) is the first thing to try next. Decoder: 1x1 conv, nearest x2, add the skip (FPN-like adds are cheaper than
 concats: the 1/4 level costs the most), one 3x3 conv per level; head 3x3 32 -> 32, 1x1 32 -> 14.
 Why this size: issue 36 asks for 640x480 <= 10 ms on the CPU path including the network; at the
 project's 100-150 GFLOP/s for 3x3 convs the budget for the net is ~1 GFLOP. `flops` MEASURED below.
