@@ -109,14 +109,20 @@ final class FinderTests: XCTestCase {
     func testTwoPicturesSideBySideAreTwoQuads() {
         let left = [Point(x: 4.2, y: 6.1), Point(x: 17.8, y: 5.6), Point(x: 18.3, y: 22.4), Point(x: 3.7, y: 23.0)]
         let right = [Point(x: 22.5, y: 8.2), Point(x: 36.1, y: 8.9), Point(x: 35.4, y: 20.3), Point(x: 23.0, y: 19.7)]
-        let found = FinderHeads.decode(Self.heads([left, right], height: 30, width: 40, scores: [0.7, 0.9]), height: 30, width: 40)
-        XCTAssertEqual(found.count, 2)
-        guard found.count == 2 else { return }
-        XCTAssertGreaterThan(found[0].score, found[1].score, "strongest first")
-        // Corners snap to the corner peaks' sub-pixel positions (a parabola through a sampled
-        // Gaussian: within 0.15 output px, 0.6 input px).
-        Self.assertQuad(found[0].quad, Self.inputPixels(right), within: 0.6, "right")
-        Self.assertQuad(found[1].quad, Self.inputPixels(left), within: 0.6, "left")
+        Self.assertFinds([right, left], in: Self.heads([left, right], height: 30, width: 40, scores: [0.7, 0.9]), height: 30, width: 40)
+    }
+
+    /// The decoded heads hold `expected` (output pixels), strongest first, and nothing else.
+    /// Corners snap to the corner peaks' sub-pixel positions (a parabola through a sampled
+    /// Gaussian: within 0.15 output px, 0.6 input px).
+    static func assertFinds(_ expected: [[Point]], in heads: [Float], height: Int, width: Int,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        let found = FinderHeads.decode(heads, height: height, width: width)
+        XCTAssertEqual(found.count, expected.count, file: file, line: line)
+        XCTAssertEqual(found.map(\.score), found.map(\.score).sorted(by: >), "strongest first", file: file, line: line)
+        for (i, (f, quad)) in zip(found, expected).enumerated() {
+            assertQuad(f.quad, inputPixels(quad), within: 0.6, "quad \(i)", file: file, line: line)
+        }
     }
 
     func testHiddenCornerKeepsItsRegressedPosition() {
@@ -142,11 +148,7 @@ final class FinderTests: XCTestCase {
         // A picture on a poster: centres 4 output px apart, corners 3-6 px apart.
         let outer = [Point(x: 4, y: 4), Point(x: 36, y: 4), Point(x: 36, y: 28), Point(x: 4, y: 28)]
         let inner = [Point(x: 10, y: 8), Point(x: 26, y: 8), Point(x: 26, y: 22), Point(x: 10, y: 22)]
-        let found = FinderHeads.decode(Self.heads([outer, inner], height: 32, width: 40, scores: [0.9, 0.8]), height: 32, width: 40)
-        XCTAssertEqual(found.count, 2)
-        guard found.count == 2 else { return }
-        Self.assertQuad(found[0].quad, Self.inputPixels(outer), within: 0.6, "outer")
-        Self.assertQuad(found[1].quad, Self.inputPixels(inner), within: 0.6, "inner")
+        Self.assertFinds([outer, inner], in: Self.heads([outer, inner], height: 32, width: 40, scores: [0.9, 0.8]), height: 32, width: 40)
     }
 
     func testWeakAndDuplicateCentresAreDropped() {
