@@ -211,6 +211,22 @@ final class FinderTests: XCTestCase {
         }
     }
 
+    /// The network's quad, refined by the side fit, on a committed scene both front ends get
+    /// (Fixtures/rectangles 001.jpg, 1280x720: a dark frame, a shadow, a lighting ramp; 0.18 px
+    /// with the step-3547 checkpoint). A retrain that loses it fails here.
+    func testLearnedDetectionFindsAFramedPictureThroughTheSideFit() throws {
+        let folder = Fixtures.root.appendingPathComponent("rectangles")
+        let scenes = try JSONDecoder().decode([RectangleDetectionTests.Scene].self,
+                                              from: Data(contentsOf: folder.appendingPathComponent("scenes.json")))
+        let scene = try XCTUnwrap(scenes.first { $0.file == "001.jpg" })
+        let truth = try XCTUnwrap(scene.quad)
+        let image = try ImageIO.read(path: folder.appendingPathComponent(scene.file).path)
+        let found = try LearnedDetection(finder: PictureFinder(backend: CPUBackend(weights: []))).detect(image)
+        let first = try XCTUnwrap(found.first)
+        let error = zip(first.quad.corners, truth.map { Point(x: $0[0], y: $0[1]) }).map { $0.distance(to: $1) }.max()!
+        XCTAssertLessThan(error, 2, "\(first.quad.corners)")
+    }
+
     func testAModelThatIsNotAFinderIsRefused() throws {
         XCTAssertThrowsError(try PictureFinder(backend: CPUBackend(weights: []), model: ModelLibrary.builtin(FaceDetector.builtInModel))) {
             XCTAssertTrue("\($0)".contains("is not a picture finder: for a 3x64x96 input it gives 96x8x12"), "\($0)")
