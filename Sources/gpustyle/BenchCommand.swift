@@ -34,6 +34,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Also time the built-in classifier (MobileNetV2, 224x224) on each path.")
     var classify = false
 
+    @Flag(help: "Also time the learned picture finder (network and decoding, 320x240 working image) on each path.")
+    var finder = false
+
     @Option(help: ArgumentHelp("Also time `gpustyle digits` on this photo on each path (e.g. a 1080p photo of 4 notes: tools/bench_digits.sh).",
                                valueName: "photo"))
     var digits: String?
@@ -42,7 +45,7 @@ struct BenchCommand: ParsableCommand {
 
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
-        guard !(noNetwork && noRectangles && !classify && digits == nil) else {
+        guard !(noNetwork && noRectangles && !classify && !finder && digits == nil) else {
             throw ValidationError("--no-network and --no-rectangles leave nothing to time")
         }
         _ = try parsedSizes()
@@ -86,12 +89,15 @@ struct BenchCommand: ParsableCommand {
             }
         }
         var rectangles: [RectangleBench.Row] = []
-        let context = device == .cpu || (noRectangles && !classify && digits == nil) ? nil : try? VulkanContext(options: .fromEnvironment())
+        let context = device == .cpu || (noRectangles && !classify && !finder && digits == nil) ? nil : try? VulkanContext(options: .fromEnvironment())
         if !noRectangles {
             rectangles = try RectangleBench(runs: runs).run(vulkan: context)
         }
         if classify {
             rectangles += try ClassifyBench(runs: runs).run(vulkan: context)
+        }
+        if finder {
+            rectangles += try FinderBench(runs: runs).run(vulkan: context)
         }
         if let digits {
             rectangles += try DigitsBench(runs: runs, photo: digits).run(vulkan: context)

@@ -71,6 +71,14 @@ struct DetectCommand: ParsableCommand {
                                discussion: "tools/diagnose_rectangles.py reads it to tell where a missed rectangle was lost."))
     var trace: String?
 
+    /// Experimental (issue 36, docs/finder.md): `learned` detects through the learned picture
+    /// finder and the side fit instead of the hand-built stages, to measure the two on the same
+    /// scenes. Hidden until it replaces them.
+    @Option(help: ArgumentHelp("classic or learned (experimental).", visibility: .hidden))
+    var frontEnd: FrontEnd = .classic
+
+    enum FrontEnd: String, ExpressibleByArgument { case classic, learned }
+
     @Argument(help: "Photo (PNG, JPEG, HEIC, AVIF or WebP), or - for stdin.")
     var input: String
 
@@ -86,10 +94,11 @@ struct DetectCommand: ParsableCommand {
         for path in [overlay, trace].compactMap({ $0 }) { try OutputPath(path).check() }
         let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         let detector = try deviceOptions.makeDetector()
+        let learned = frontEnd == .learned ? LearnedDetection(finder: try PictureFinder(backend: try deviceOptions.backend(convolutions: []))) : nil
         let start = MonotonicClock.seconds()
-        let (observations, seen) = trace == nil
-            ? (try detector.detect(image, options: rectangle.options), nil)
-            : try detector.detectTraced(image, options: rectangle.options)
+        let (observations, seen) = try learned.map { (try $0.detect(image, options: rectangle.options), nil) }
+            ?? (trace == nil ? (try detector.detect(image, options: rectangle.options), nil)
+                             : try detector.detectTraced(image, options: rectangle.options))
         let seconds = MonotonicClock.seconds() - start
         if let trace, let seen { try seen.write(to: trace) }
         if json {
