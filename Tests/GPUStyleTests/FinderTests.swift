@@ -227,6 +227,20 @@ final class FinderTests: XCTestCase {
         XCTAssertLessThan(error, 2, "\(first.quad.corners)")
     }
 
+    /// The training script's smoke step (tools/train_finder.py smoke: one step on a tiny batch of
+    /// freshly rendered scenes, every loss finite), where torch is installed. The real training
+    /// is a documented command (docs/finder.md), not a test.
+    func testTrainingScriptTakesAStep() throws {
+        let script = DocsTests.root.appendingPathComponent("tools/train_finder.py").path
+        let probe = try TestProcess.run("/usr/bin/env", ["python3", "-c", "import torch, scipy, skimage"])
+        try XCTSkipUnless(probe.status == 0, "python3 with torch, scipy and scikit-image is not installed")
+        let result = try TestProcess.run("/usr/bin/env", ["python3", script, "smoke"], environment: ["OMP_NUM_THREADS": "1"])
+        let output = String(decoding: result.stdout, as: UTF8.self)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(output.contains("smoke ok: loss "), output)
+        XCTAssertFalse(output.lowercased().contains("nan") || output.contains("inf "), output)
+    }
+
     func testAModelThatIsNotAFinderIsRefused() throws {
         XCTAssertThrowsError(try PictureFinder(backend: CPUBackend(weights: []), model: ModelLibrary.builtin(FaceDetector.builtInModel))) {
             XCTAssertTrue("\($0)".contains("is not a picture finder: for a 3x64x96 input it gives 96x8x12"), "\($0)")
