@@ -7,12 +7,18 @@ import GPUStyle
 struct ClassifyBench {
     let runs: Int
 
-    func run(vulkan: VulkanContext?) throws -> [RectangleBench.Row] {
-        var backends: [(String, NetworkBackend)] = [("cpu", CPUBackend(weights: []))]
+    /// The CPU path and, when there is one, the Vulkan device: the paths a built-in network
+    /// (`--classify`, `--finder`) is timed on.
+    static func networkBackends(vulkan: VulkanContext?) throws -> [(label: String, backend: NetworkBackend)] {
+        var backends: [(label: String, backend: NetworkBackend)] = [("cpu", CPUBackend(weights: []))]
         if let vulkan { backends.append(("vulkan", try VulkanBackend(context: vulkan, weights: [], options: VulkanBackend.Options(.fromEnvironment())))) }
+        return backends
+    }
+
+    func run(vulkan: VulkanContext?) throws -> [RectangleBench.Row] {
         var rows: [RectangleBench.Row] = []
         var reference: [Float]?
-        for (label, backend) in backends {
+        for (label, backend) in try Self.networkBackends(vulkan: vulkan) {
             let setup = try ClassifierPlan.builtin(backend: backend)
             let side = setup.classifier.preprocessing.cropSide
             var probabilities: [Float] = []

@@ -10,12 +10,10 @@ struct FinderBench {
     static let width = 320, height = 240
 
     func run(vulkan: VulkanContext?) throws -> [RectangleBench.Row] {
-        var backends: [(String, NetworkBackend)] = [("cpu", CPUBackend(weights: []))]
-        if let vulkan { backends.append(("vulkan", try VulkanBackend(context: vulkan, weights: [], options: VulkanBackend.Options(.fromEnvironment())))) }
         let image = Self.scene()
         var rows: [RectangleBench.Row] = []
         var reference: [Float]?
-        for (label, backend) in backends {
+        for (label, backend) in try ClassifyBench.networkBackends(vulkan: vulkan) {
             let finder = try PictureFinder(backend: backend)
             var heads: (heads: [Float], height: Int, width: Int) = ([], 0, 0)
             let network = try RectangleBench(runs: runs).time { heads = try finder.rawHeads(image) }

@@ -138,10 +138,11 @@ final class LiveSession {
                         // A full disk or an I/O error: status 1, naming the output.
                         throw OutputError(output.name, error.description, isUserError: false)
                     }
-                    if let pictureReport { try log?.append(pictureReport, latency: MonotonicClock.seconds() - started) }
+                    let latency = MonotonicClock.seconds() - started
+                    if let pictureReport { try log?.append(pictureReport, latency: latency) }
                     if let notesReport { try log?.append(notesReport) }
                     if let facesReport { try log?.append(facesReport) }
-                    statistics.frameDone(latency: MonotonicClock.seconds() - started, overlaid: drawn)
+                    statistics.frameDone(latency: latency, overlaid: drawn)
                 } catch is Y4MWriter.ClosedError {
                     break loop  // the viewer went away: stop cleanly
                 } catch {

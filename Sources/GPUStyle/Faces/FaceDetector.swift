@@ -48,7 +48,7 @@ public final class FaceDetector {
     /// Per-channel (R, G, B) normalisation of values in [0, 1]: (x - mean) / standardDeviation.
     public let mean: [Float]
     public let standardDeviation: [Float]
-    private var plans: [Size: ExecutionPlan] = [:]
+    private var plans: PlanCache
 
     private struct Size: Hashable {
         let width: Int
@@ -78,6 +78,7 @@ public final class FaceDetector {
         }
         self.model = model
         self.backend = backend
+        plans = PlanCache(graph: model.graph)
     }
 
     /// Every face in `image`, most confident first.
@@ -120,12 +121,7 @@ public final class FaceDetector {
     }
 
     private func plan(for size: Size) throws -> ExecutionPlan {
-        if let plan = plans[size] { return plan }
-        // A few sizes are kept (a live video repeats one; `detect` runs a pyramid of them).
-        if plans.count >= 8 { plans.removeAll() }
-        let plan = try GraphLowering.lower(model.graph, input: .init(channels: 3, height: size.height, width: size.width))
-        plans[size] = plan
-        return plan
+        try plans.plan(width: size.width, height: size.height)
     }
 
     /// The network's input: [3][height][width], normalised, the padding zero (the mean colour).

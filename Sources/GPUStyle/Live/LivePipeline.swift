@@ -298,12 +298,13 @@ public final class LivePipeline {
                 events.reacquisitions += 1
                 settled = false
             }
-        } else if let recalled = memory.recall(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing,
-                                               threshold: verification.reidentifyScore) {
+        } else if let recalled = memory.recognise(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing,
+                                                  threshold: verification.reidentifyScore) {
             // A picture let go of for another one, back: taken at once with its own template.
             let previous = (template, reference)
             (template, reference) = (recalled.picture.template, recalled.picture.reference)
             if adopt(detected, in: frame, time: time, score: template?.score(frame: frame, quad: detected), update: &update) {
+                memory.forget(recalled.index)
                 rememberIfConfirmed(previous.0, reference: previous.1, at: time)
                 youngTemplate = false
                 overlay.clear()  // the stylized image shown last is of the other picture
@@ -311,7 +312,6 @@ public final class LivePipeline {
                 settled = false
             } else {
                 (template, reference) = previous
-                memory.remember(recalled.picture.template, reference: recalled.picture.reference, at: recalled.picture.since)
             }
         } else {
             nominate(detected, in: frame, time: time, update: &update)
@@ -334,7 +334,7 @@ public final class LivePipeline {
         // quad, whether in view or not, held back the real picture inside a lost or tracked
         // false start's quad on the busy clips: coverage 97 -> 79 % and 90 %.)
         if coasting.quad.map({ verification.touchesEdge($0, width: frame.width, height: frame.height)
-                                && Self.encloses($0, detected.centre) }) ?? false {
+                                && $0.contains(detected.centre, tolerance: 0) }) ?? false {
             candidate = nil
             update.refused = .overlaps
             return
@@ -347,8 +347,8 @@ public final class LivePipeline {
         // A detection enclosing the whole tracked quad is a candidate like any other: the track
         // was on a part of it.
         let overlapsTracked = quad.map { current in
-            !current.corners.allSatisfy { Self.encloses(detected, $0) }
-                && (Self.encloses(current, detected.centre) || Self.encloses(detected, current.centre))
+            !current.corners.allSatisfy { detected.contains($0, tolerance: 0) }
+                && (current.contains(detected.centre, tolerance: 0) || detected.contains(current.centre, tolerance: 0))
         } ?? false
         let runOn = verification.runOn.count(detected, in: frame)
         guard runOn.runOn < verification.minimumRunOns || 2 * runOn.runOn < runOn.measured else {
@@ -405,23 +405,12 @@ public final class LivePipeline {
         memory.remember(template, reference: reference, at: time)
     }
 
-    /// Whether `point` lies inside the convex quad `quad` (either winding).
-    static func encloses(_ quad: Quad, _ point: Point) -> Bool {
-        let c = quad.corners
-        let sides = (0..<4).map { i -> Double in
-            let a = c[i], b = c[(i + 1) % 4]
-            return (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
-        }
-        return sides.allSatisfy { $0 >= 0 } || sides.allSatisfy { $0 <= 0 }
-    }
-
     /// Whether every corner of `detected` is within `LiveVerification.candidateAgreement` (or
     /// that share of the quad's size, if more) of the candidate's carried corners.
     private func candidateAgrees(_ detected: Quad, _ carried: Quad) -> Bool {
         let verification = options.verification
         let size = max(1, abs(carried.area).squareRoot())
-        let distance = zip(detected.corners, carried.corners).map { $0.distance(to: $1) }.max() ?? .infinity
-        return distance <= max(verification.candidateAgreement, verification.candidateAgreementShare * size)
+        return detected.largestCornerDistance(to: carried) <= max(verification.candidateAgreement, verification.candidateAgreementShare * size)
     }
 
     /// The coasting quad of the lost picture, back in view: made exact by `relocate`, and taken
@@ -520,7 +509,7 @@ public final class LivePipeline {
     /// instead of under 1), or elsewhere.
     private func relation(of detected: Quad, to current: Quad) -> Relation {
         let size = max(1, (abs(current.area)).squareRoot())
-        let distance = zip(detected.corners, current.corners).map { $0.distance(to: $1) }.max() ?? .infinity
+        let distance = detected.largestCornerDistance(to: current)
         guard distance <= 0.1 * size else { return .elsewhere }
         if abs(detected.area) < Self.innerEdgeAreaRatio * abs(current.area) { return .inside }
         return distance <= max(Self.agreementDistance, Self.agreementShare * size) ? .agrees : .near

@@ -31,19 +31,18 @@ struct PictureMemory {
         pictures.removeAll { time - $0.since > after }
     }
 
-    mutating func clear() { pictures.removeAll() }
-
     /// The remembered picture that `quad` in `frame` looks most like, if it scores at least
-    /// `threshold` on the coarse layout (`smoothing`, as re-identification does), removed from
-    /// the memory, with its score.
-    mutating func recall(frame: Image, quad: Quad, smoothing: Int, threshold: Double) -> (picture: Picture, score: Double)? {
+    /// `threshold` on the coarse layout (`smoothing`, as re-identification does), with its index
+    /// (`forget(_:)` once it is the picture again).
+    func recognise(frame: Image, quad: Quad, smoothing: Int, threshold: Double) -> (index: Int, picture: Picture)? {
         var best: (index: Int, score: Double)?
         for (i, picture) in pictures.enumerated() {
             guard let score = picture.template.score(frame: frame, quad: quad, smoothing: smoothing), score >= threshold,
                   score > (best?.score ?? -.infinity) else { continue }
             best = (i, score)
         }
-        guard let best else { return nil }
-        return (pictures.remove(at: best.index), best.score)
+        return best.map { ($0.index, pictures[$0.index]) }
     }
+
+    mutating func forget(_ index: Int) { pictures.remove(at: index) }
 }

@@ -59,7 +59,7 @@ public struct OutlineRunOn: Sendable {
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
-    /// Bilinear luma samples of an RGB image.
+    /// Bilinear luma samples of an RGB image (`DetectRefine.luma`).
     private struct Gray {
         let frame: Image
 
@@ -69,19 +69,7 @@ public struct OutlineRunOn: Sendable {
             p.x >= margin && p.y >= margin && p.x <= Double(frame.width - 1) - margin && p.y <= Double(frame.height - 1) - margin
         }
 
-        func value(_ p: Point) -> Double {
-            let x = min(max(p.x, 0), Double(frame.width - 1)), y = min(max(p.y, 0), Double(frame.height - 1))
-            let x0 = min(Int(x), frame.width - 2), y0 = min(Int(y), frame.height - 2)
-            let fx = x - Double(x0), fy = y - Double(y0)
-            let plane = frame.width * frame.height
-            func at(_ i: Int) -> Double {
-                0.299 * Double(frame.rgb[i]) + 0.587 * Double(frame.rgb[plane + i]) + 0.114 * Double(frame.rgb[2 * plane + i])
-            }
-            let i = y0 * frame.width + x0
-            let top = at(i) * (1 - fx) + at(i + 1) * fx
-            let bottom = at(i + frame.width) * (1 - fx) + at(i + frame.width + 1) * fx
-            return top * (1 - fy) + bottom * fy
-        }
+        func value(_ p: Point) -> Double { DetectRefine.luma(frame, p) }
 
         /// The largest difference between a point near `p` (on the line, or 1.5 px to either
         /// side of it) and the points `probe` pixels away across the line.

@@ -145,6 +145,11 @@ extension Quad {
         return acos(max(-1, min(1, (u.x * v.x + u.y * v.y) / (u.length * v.length)))) * 180 / .pi
     }
 
+    /// The largest distance between a corner and the other quad's corresponding corner.
+    func largestCornerDistance(to other: Quad) -> Double {
+        zip(corners, other.corners).map { $0.distance(to: $1) }.max() ?? .infinity
+    }
+
     /// Whether every corner lies within `distance` of the other quad's corresponding corner.
     func isNear(_ other: Quad, within distance: Double) -> Bool {
         zip(corners, other.corners).allSatisfy { $0.distance(to: $1) < distance }

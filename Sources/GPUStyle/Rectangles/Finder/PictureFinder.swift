@@ -28,7 +28,7 @@ public final class PictureFinder {
     public let model: ModelFile
     public let backend: NetworkBackend
     public let options: Options
-    private var plans: [Int: ExecutionPlan] = [:]
+    private var plans: PlanCache
 
     /// A finder for `model` (nil: the built-in one) on `backend`. Throws when the model does not
     /// map an RGB image to 14 maps at a quarter of its size.
@@ -45,6 +45,7 @@ public final class PictureFinder {
         self.model = model
         self.backend = backend
         self.options = options
+        plans = PlanCache(graph: model.graph)
     }
 
     /// The pictures' quads proposed in `image`, strongest first, in the image's pixels (pixel
@@ -67,7 +68,7 @@ public final class PictureFinder {
     /// The network's raw output for `working` padded to multiples of 16: [14][height][width].
     public func rawHeads(_ working: Image) throws -> (heads: [Float], height: Int, width: Int) {
         let width = Self.padded(working.width), height = Self.padded(working.height)
-        let plan = try plan(width: width, height: height)
+        let plan = try plans.plan(width: width, height: height)
         let output = try backend.run(plan, inputs: [.input: Self.tensor(working, width: width, height: height)],
                                      normParameters: [], affine: nil, outputs: [.result])[.result]!
         return (output, height / FinderHeads.stride, width / FinderHeads.stride)
@@ -76,15 +77,6 @@ public final class PictureFinder {
     /// `side` rounded up to the next multiple of `sideMultiple`.
     static func padded(_ side: Int) -> Int {
         (max(side, 1) + sideMultiple - 1) / sideMultiple * sideMultiple
-    }
-
-    private func plan(width: Int, height: Int) throws -> ExecutionPlan {
-        let key = height << 32 | width
-        if let plan = plans[key] { return plan }
-        if plans.count >= 8 { plans.removeAll() }  // a video repeats one size
-        let plan = try GraphLowering.lower(model.graph, input: .init(channels: 3, height: height, width: width))
-        plans[key] = plan
-        return plan
     }
 
     /// [3][height][width]: the image, its last column and row repeated into the padding (what
