@@ -135,7 +135,14 @@ CH = 14
 
 # ----------------------------------------------------------------------------- network
 
-def build_model():
+CONTEXT_KERNEL = 7  # depthwise kernel of a context block at 1/16: each block adds 6 x 16 = 96 input px
+
+
+def build_model(context=0):
+    """`context` residual blocks (depthwise 7x7 -> BN -> ReLU -> 1x1 -> BN, added to the input) at 1/16
+    after the encoder: the receptive field grows from 187 to 187 + 96 x context input px for
+    ~8 MFLOP a block at 320x240. Each block's BN scale starts at 0, so a block starts as the
+    identity and a context-0 checkpoint warm-starts a wider model exactly (`train --init`)."""
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
@@ -143,13 +150,27 @@ def build_model():
     def cbr(i, o, k=3, s=1):
         return nn.Sequential(nn.Conv2d(i, o, k, s, k // 2, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
+    class Context(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            k = CONTEXT_KERNEL
+            self.dw = nn.Sequential(nn.Conv2d(c, c, k, 1, k // 2, groups=c, bias=False), nn.BatchNorm2d(c), nn.ReLU())
+            self.pw = nn.Conv2d(c, c, 1, bias=False)
+            self.bn = nn.BatchNorm2d(c)
+            nn.init.zeros_(self.bn.weight)  # no ReLU after it: ReLU's gradient at 0 is 0, the block would stay dead
+
+        def forward(self, x):
+            return x + self.bn(self.pw(self.dw(x)))
+
     class Finder(nn.Module):
         def __init__(self):
             super().__init__()
+            self.context = context
             self.e1 = nn.Sequential(cbr(3, 16, s=2), cbr(16, 16))
             self.e2 = nn.Sequential(cbr(16, 32, s=2), cbr(32, 32))
             self.e3 = nn.Sequential(cbr(32, 64, s=2), cbr(64, 64))
             self.e4 = nn.Sequential(cbr(64, 96, s=2), cbr(96, 96), cbr(96, 96), cbr(96, 96))
+            self.ctx = nn.Sequential(*[Context(96) for _ in range(context)])
             self.l4 = nn.Conv2d(96, 64, 1)
             self.d3 = cbr(64, 64)
             self.l3 = nn.Conv2d(64, 32, 1)
@@ -165,12 +186,21 @@ def build_model():
             x2 = self.e1(x)
             x4 = self.e2(x2)
             x8 = self.e3(x4)
-            x16 = self.e4(x8)
+            x16 = self.ctx(self.e4(x8))
             y8 = self.d3(F.interpolate(self.l4(x16), scale_factor=2.0, mode="nearest") + x8)
             y4 = self.d2(F.interpolate(self.l3(y8), scale_factor=2.0, mode="nearest") + x4)
             return self.out(self.h(y4))
 
     return Finder()
+
+
+def load_model(path):
+    """The model a checkpoint (full or weights-only) describes, with its weights."""
+    import torch
+    ck = torch.load(path, map_location="cpu", weights_only=False)
+    model = build_model(ck.get("config", {}).get("context", 0))
+    model.load_state_dict(ck["model"])
+    return model, ck
 
 
 def count_flops(model, W=320, H=240):
@@ -571,7 +601,16 @@ def train(args):
         s = int(os.path.basename(p).split(".")[0])
         if not 6000 <= s <= 6099:
             sys.exit(f"error: {p}: development seeds are 6000-6099")
-    model = build_model()
+    context = args.context
+    if args.resume:
+        context = torch.load(args.resume, map_location="cpu", weights_only=False).get("config", {}).get("context", 0)
+    model = build_model(context)
+    if args.init and not args.resume:  # warm start: the checkpoint's weights; new context blocks start as identities
+        init = torch.load(args.init, map_location="cpu", weights_only=False)["model"]
+        missing, unexpected = model.load_state_dict(init, strict=False)
+        if unexpected or any(not k.startswith("ctx.") for k in missing):
+            sys.exit(f"error: {args.init} does not fit the model: missing {missing}, unexpected {unexpected}")
+        print(f"initialised from {args.init} ({len(missing)} new tensors)", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_at(s, args.steps, 1.0))
     step = 0
@@ -607,7 +646,7 @@ def train(args):
     def checkpoint(final=False):
         ck = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step,
               "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
-              "args": vars(args), "config": {"offset_scale": OFFSET_SCALE, "stride": STRIDE, "channels": CH}}
+              "args": vars(args), "config": {"offset_scale": OFFSET_SCALE, "stride": STRIDE, "channels": CH, "context": context}}
         path = os.path.join(args.ckpt_dir, "last.pt")
         save_atomic(ck, path)
         shutil.copyfile(path, os.path.join(args.ckpt_dir, f"step{step:06d}.pt"))
@@ -715,9 +754,7 @@ def speed(args):
 
 def export(args):
     import torch
-    model = build_model()
-    ck = torch.load(args.ckpt, map_location="cpu", weights_only=False)
-    model.load_state_dict(ck["model"])
+    model, ck = load_model(args.ckpt)
     model.eval()
     W, H = (int(v) for v in args.size.split("x"))
     x = torch.zeros(1, 3, H, W)
@@ -769,6 +806,8 @@ def main(argv=None):
     p.add_argument("--log-every", type=int, default=20)
     p.add_argument("--stop-after", type=int, default=0, help="stop at this step (the schedule stays --steps')")
     p.add_argument("--resume")
+    p.add_argument("--init", help="warm start from this checkpoint's weights (a fresh optimizer and schedule)")
+    p.add_argument("--context", type=int, default=0, help="context blocks at 1/16 (see build_model)")
     p = sub.add_parser("eval")
     p.add_argument("--ckpt", required=True)
     p.add_argument("--dev", required=True)
@@ -789,7 +828,8 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--iters", type=int, default=5)
     p.add_argument("--size", default="320x240")
-    sub.add_parser("flops")
+    p = sub.add_parser("flops")
+    p.add_argument("--context", type=int, default=0)
     args = ap.parse_args(argv)
     if args.cmd == "train":
         train(args)
@@ -798,7 +838,7 @@ def main(argv=None):
     elif args.cmd == "speed":
         speed(args)
     elif args.cmd == "flops":
-        m = build_model()
+        m = build_model(args.context)
         n = sum(p.numel() for p in m.parameters())
         for W, H in ((320, 240), (256, 192), (320, 192)):
             print(f"{n} parameters; {count_flops(m, W, H) / 1e9:.3f} GFLOP at {W}x{H} (conv multiply-adds x 2)")
@@ -806,16 +846,14 @@ def main(argv=None):
         import glob
         import torch
         torch.set_num_threads(args.threads)
-        model = build_model()
-        model.load_state_dict(torch.load(args.ckpt, map_location="cpu", weights_only=False)["model"])
+        model, _ = load_model(args.ckpt)
         print_eval(evaluate(model, sorted(glob.glob(os.path.join(args.dev, "*.npz"))), args.threshold))
     elif args.cmd == "export":
         export(args)
     elif args.cmd == "eval-scenes":
         import torch
         torch.set_num_threads(args.threads)
-        model = build_model()
-        model.load_state_dict(torch.load(args.ckpt, map_location="cpu", weights_only=False)["model"])
+        model, _ = load_model(args.ckpt)
         for d in args.dirs:
             print(f"== {d}")
             data, h = load_scene_dir(d)

@@ -74,10 +74,10 @@ struct DetectCommand: ParsableCommand {
     /// Experimental (issue 36, docs/finder.md): `learned` detects through the learned picture
     /// finder and the side fit instead of the hand-built stages, to measure the two on the same
     /// scenes. Hidden until it replaces them.
-    @Option(help: ArgumentHelp("classic or learned (experimental).", visibility: .hidden))
-    var frontEnd: FrontEnd = .classic
+    @Option(help: ArgumentHelp("fused (the default), classic or learned.", visibility: .hidden))
+    var frontEnd: FrontEnd = .fused
 
-    enum FrontEnd: String, ExpressibleByArgument { case classic, learned }
+    enum FrontEnd: String, ExpressibleByArgument { case fused, classic, learned }
 
     @Argument(help: "Photo (PNG, JPEG, HEIC, AVIF or WebP), or - for stdin.")
     var input: String
@@ -95,6 +95,7 @@ struct DetectCommand: ParsableCommand {
         let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         let detector = try deviceOptions.makeDetector()
         let learned = frontEnd == .learned ? LearnedDetection(finder: try PictureFinder(backend: try deviceOptions.backend(convolutions: []))) : nil
+        if frontEnd == .classic { detector.finder = nil }
         let start = MonotonicClock.seconds()
         let (observations, seen) = try learned.map { (try $0.detect(image, options: rectangle.options), nil) }
             ?? (trace == nil ? (try detector.detect(image, options: rectangle.options), nil)

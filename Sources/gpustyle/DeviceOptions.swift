@@ -55,10 +55,12 @@ struct DeviceChoiceOptions: ParsableArguments {
 
     /// A rectangle detector whose edge front runs where --device says
     /// (`ComputeChoice<EdgeStage>.choose`: auto keeps it on the CPU when the only Vulkan device
-    /// is a CPU implementation).
+    /// is a CPU implementation), with the learned picture finder on the network backend
+    /// (`FinderFusion`).
     func makeDetector() throws -> RectangleDetector {
         let detector = RectangleDetector()
         detector.edgeStage = try choose("edge stage", name: \.name, ComputeChoice<EdgeStage>.choose)
+        detector.finder = LearnedDetection(finder: try PictureFinder(backend: try backend(convolutions: [])))
         return detector
     }
 }

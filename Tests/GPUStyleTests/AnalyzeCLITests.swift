@@ -40,7 +40,10 @@ final class AnalyzeCLITests: XCTestCase {
         let run = try TestProcess.gpustyle(["analyze", "--device", "cpu", "--requests", "digits,classify", "--overlay", out.path, photo])
         XCTAssertEqual(run.status, 0, run.stderr)
         let text = String(decoding: run.stdout, as: UTF8.self)
-        XCTAssertTrue(text.hasPrefix("digits:\n  #1 6 (confidence"), text)
+        // The four notes' digits, one line each, best detection first (the order is the detector's).
+        XCTAssertTrue(text.hasPrefix("digits:\n  #1 "), text)
+        let digits = text.split(separator: "\n").filter { $0.hasPrefix("  #") }.map { $0.split(separator: " ")[1] }
+        XCTAssertEqual(Set(digits), ["4", "6", "8", "9"], text)
         XCTAssertTrue(text.contains("\nclassify:\n"), text)
         let drawn = try ImageIO.read(path: out.path), original = try ImageIO.read(path: photo)
         XCTAssertEqual([drawn.width, drawn.height], [original.width, original.height])

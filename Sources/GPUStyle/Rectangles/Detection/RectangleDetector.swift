@@ -23,6 +23,9 @@ public final class RectangleDetector {
     public init() {}
     /// CPU or GLSL kernels for the edge stages (EdgeStage.swift).
     public var edgeStage: EdgeStage = .cpu
+    /// The learned picture finder whose proposals choose among and add to the hand-built
+    /// observations (`FinderFusion`); nil: the hand-built stages alone.
+    public var finder: LearnedDetection?
 
     public struct OptionsError: Error, CustomStringConvertible {
         public let description: String
@@ -58,14 +61,24 @@ public final class RectangleDetector {
     /// `edges`, if given, must be `edges(of: image)`.
     public func detect(_ image: Image, edges: Edges? = nil,
                        options: RectangleDetectionOptions = RectangleDetectionOptions()) throws -> [RectangleObservation] {
-        try run(image, edges: edges, options: options, tracing: false).observations
+        try fused(run(image, edges: edges, options: options, tracing: false).observations, image: image, options: options)
     }
 
-    /// `detect`, and what the detector saw on the way (`DetectionTrace`).
+    /// `detect`, and what the detector saw on the way (`DetectionTrace`: the hand-built stages).
     public func detectTraced(_ image: Image, options: RectangleDetectionOptions = RectangleDetectionOptions()) throws
         -> (observations: [RectangleObservation], trace: DetectionTrace) {
         let (observations, trace) = try run(image, options: options, tracing: true)
-        return (observations, trace ?? DetectionTrace())
+        return (try fused(observations, image: image, options: options), trace ?? DetectionTrace())
+    }
+
+    /// The hand-built observations with the finder's proposals (`FinderFusion`), if there is a finder.
+    func fused(_ handBuilt: [RectangleObservation], image: Image, options: RectangleDetectionOptions) throws -> [RectangleObservation] {
+        guard let finder, image.width >= 16, image.height >= 16 else { return handBuilt }
+        var all = options
+        all.maximumObservations = 0
+        return FinderFusion.fuse(proposals: try finder.detect(image, options: all), handBuilt: handBuilt,
+                                 shorterSide: Double(min(image.width, image.height)),
+                                 minimumConfidence: options.minimumConfidence, limit: options.maximumObservations)
     }
 
     func run(_ image: Image, edges: Edges? = nil, options: RectangleDetectionOptions, tracing: Bool) throws

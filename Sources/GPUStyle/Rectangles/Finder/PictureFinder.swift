@@ -11,8 +11,9 @@ import Foundation
 /// `Options.workingSide` (320: a 640 × 480 frame halved, the size it was trained at), then padded
 /// on the right and bottom to multiples of 16 by repeating the last column and row.
 ///
-/// Not thread-safe: one frame at a time per instance (plans are kept per size).
-public final class PictureFinder {
+/// One frame at a time per instance (plans are kept per size): calls from several threads wait
+/// for each other.
+public final class PictureFinder: @unchecked Sendable {
     public struct Options: Sendable, Equatable {
         /// The working image's longer side (frames larger than this are box-downscaled to it).
         public var workingSide = 320
@@ -29,6 +30,7 @@ public final class PictureFinder {
     public let backend: NetworkBackend
     public let options: Options
     private var plans: PlanCache
+    private let lock = NSLock()
 
     /// A finder for `model` (nil: the built-in one) on `backend`. Throws when the model does not
     /// map an RGB image to 14 maps at a quarter of its size.
@@ -68,9 +70,11 @@ public final class PictureFinder {
     /// The network's raw output for `working` padded to multiples of 16: [14][height][width].
     public func rawHeads(_ working: Image) throws -> (heads: [Float], height: Int, width: Int) {
         let width = Self.padded(working.width), height = Self.padded(working.height)
-        let plan = try plans.plan(width: width, height: height)
-        let output = try backend.run(plan, inputs: [.input: Self.tensor(working, width: width, height: height)],
-                                     normParameters: [], affine: nil, outputs: [.result])[.result]!
+        let input = Self.tensor(working, width: width, height: height)
+        let output = try lock.withLock {
+            try backend.run(try plans.plan(width: width, height: height), inputs: [.input: input],
+                            normParameters: [], affine: nil, outputs: [.result])[.result]!
+        }
         return (output, height / FinderHeads.stride, width / FinderHeads.stride)
     }
 
