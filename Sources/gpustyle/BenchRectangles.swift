@@ -2,7 +2,9 @@ import Foundation
 import GPUStyle
 
 /// The rectangle stages in `gpustyle bench`: detection on a photo-like scene at 640x480 and
-/// 1920x1080, and a 1920x1080 -> 1024x768 bilinear perspective warp, on every path.
+/// 1920x1080 (the hand-built stages on every path; with the learned finder's proposals, and the
+/// proposals alone, on the CPU path), and a 1920x1080 -> 1024x768 bilinear perspective warp, on
+/// every path.
 struct RectangleBench {
     struct Row {
         let work: String
@@ -70,6 +72,20 @@ struct RectangleBench {
                 reference = reference ?? found
                 rows.append(row)
             }
+            // What `gpustyle detect` runs: the hand-built stages and the learned finder's
+            // proposals (network on a working image, decoding, side fit; FinderFusion), CPU path.
+            let fused = RectangleDetector()
+            let learned = LearnedDetection(finder: try PictureFinder(backend: CPUBackend(weights: [])))
+            fused.finder = learned
+            var found: Quad?
+            var row = Row(work: "detect + finder", size: "\(width)x\(height)", path: "cpu",
+                          seconds: try time { found = try fused.detect(image).first?.quad })
+            if let reference, let found {
+                row.parity = String(format: "corners within %.3f px", zip(reference.corners, found.corners).map { $0.distance(to: $1) }.max()!)
+            }
+            rows.append(row)
+            rows.append(Row(work: "finder proposals", size: "\(width)x\(height)", path: "cpu",
+                            seconds: try time { _ = try learned.detect(image) }))
         }
         let (source, quad) = RectangleBench.scene(width: 1920, height: 1080)
         let mapping = try Homography.rectangle(width: 1024, height: 768, to: quad)

@@ -12,7 +12,9 @@ final class BenchCLITests: XCTestCase {
         XCTAssertEqual((object["paths"] as? [Any])?.count, 0, "no network backend was set up")
         let rows = try XCTUnwrap(object["rectangles"] as? [[String: Any]])
         XCTAssertEqual(rows.map { "\($0["work"]!) \($0["size"]!) \($0["path"]!)" },
-                       ["detect 640x480 cpu", "detect 1920x1080 cpu", "warp 1920x1080->1024x768 cpu"])
+                       ["detect 640x480 cpu", "detect + finder 640x480 cpu", "finder proposals 640x480 cpu",
+                        "detect 1920x1080 cpu", "detect + finder 1920x1080 cpu", "finder proposals 1920x1080 cpu",
+                        "warp 1920x1080->1024x768 cpu"])
         XCTAssertTrue(rows.allSatisfy { ($0["median_ms"] as? Double ?? 0) > 0 })
     }
 

@@ -32,6 +32,18 @@ final class FinderFusionTests: XCTestCase {
         XCTAssertEqual(fused.map(\.quad.corners), [proposal.corners, off.corners])
     }
 
+    /// A proposal with one corner snapped to the wrong peak (as on large pictures) and a hand-built
+    /// quad that agrees with its other three: the hand-built quad is the picture.
+    func testThreeAgreeingCornersAreEnough() {
+        let handBuilt = square(100, 100, 400)
+        var corners = handBuilt.corners
+        corners[3] = Point(x: -100, y: 450)
+        let fused = FinderFusion.fuse(proposals: [observation(Quad(corners: corners), 0.8)],
+                                      handBuilt: [observation(handBuilt, 0.9)], shorterSide: 720)
+        XCTAssertEqual(fused.map(\.quad.corners), [handBuilt.corners])
+        XCTAssertEqual(fused.map(\.confidence), [0.9])
+    }
+
     /// Proposals below the proposal confidence are not taken; without any the hand-built list is
     /// the answer as it was.
     func testWithoutASureProposalTheHandBuiltListStands() {
