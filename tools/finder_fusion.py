@@ -112,6 +112,34 @@ def table(label, rows):
           + f" | {sum(errors) / max(len(errors), 1):.2f} | {sum(r['extra'] for r in rows.values())} |")
 
 
+def curve(data, mode):
+    """Every observation of `mode` (single-picture scenes: the first; several-truth scenes: each)
+    by confidence bin: how many, and the share that is right (a truth within TOLERANCE, each
+    truth taken once)."""
+    bins = [(0.0, 0.1), (0.1, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 1.01)]
+    counts = [[0, 0] for _ in bins]
+    for scenes, res in data.values():
+        for e in scenes:
+            r = res[e["file"]].get(mode, {})
+            obs = r.get("observations", [])
+            if not ev.is_multi(e):
+                obs = obs[:1]
+            truths = e.get("quads") if ev.is_multi(e) else ([e["quad"]] if e.get("quad") else [])
+            used = set()
+            for o in obs:
+                q = [o["corners"][k] for k in ev.CORNER_KEYS]
+                hit = next((i for i, t in enumerate(truths) if i not in used and max(ev.match(q, t)[0]) <= TOLERANCE), None)
+                if hit is not None:
+                    used.add(hit)
+                b = next(i for i, (lo, hi) in enumerate(bins) if lo <= o["confidence"] < hi)
+                counts[b][0] += 1
+                counts[b][1] += hit is not None
+    print(f"\n| confidence ({mode}) | observations | right |")
+    print("|---|---|---|")
+    for (lo, hi), (n, right) in zip(bins, counts):
+        print(f"| {lo:.2f}-{min(hi, 1.0):.2f} | {n} | {100 * right / n:.1f} % |" if n else f"| {lo:.2f}-{min(hi, 1.0):.2f} | 0 | - |")
+
+
 def snapped(proposals, confs, hand_built, side, threshold, share, corners, append):
     out, taken = [], set()
     for q, c in zip(proposals, confs):
@@ -134,6 +162,7 @@ def main(argv=None):
     ap.add_argument("--cache", required=True)
     ap.add_argument("--modes", default="fused,classic,learned")
     ap.add_argument("--study", action="store_true")
+    ap.add_argument("--curve", action="store_true", help="confidence against precision of the first mode's observations")
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args(argv)
     modes = a.modes.split(",")
@@ -144,6 +173,8 @@ def main(argv=None):
     print("|---" * (len(data) + 5) + "|")
     for m in modes:
         table(m, score(data, lambda r, e, side, m=m: quads(r, m)))
+    if a.curve:
+        curve(data, modes[0])
     if not a.study:
         return 0
 

@@ -76,8 +76,7 @@ Its end (step 5400; the first process stopped at step 3960 when the helper sessi
 ended, and the run was resumed bit-exactly from the step-3547 checkpoint with `--resume`, so the
 log, committed as tools/finder_train_log.jsonl, holds steps 3547-3960 twice): dev 6000-6004
 93.2 % found, strict 87.9 %, false positives on 1 of 55 negatives, 48 extra quads, mean corner
-error 2.0 px at 640x480; these are the committed weights (tools/finder.pt, finder.onnx,
-Weights/picture_finder.gpsm). Through the side fit (`gpustyle detect --front-end learned`):
+error 2.0 px at 640x480; these were the committed weights until the second run (below). Through the side fit (`gpustyle detect --front-end learned`):
 docs/finder.md.
 Interim results of that run (the decoder of this file, `eval` / `eval-scenes`, threshold 0.3):
   step 2252 (31 minutes; the log's own dev line, with the start-time decoder: 61.3 %):
@@ -88,6 +87,21 @@ Interim results of that run (the decoder of this file, `eval` / `eval-scenes`, t
     the committed fixture set (Tests/GPUStyleTests/Fixtures/rectangles, 1280x720, seed 7, never
       trained on; scored only): 37/40 = 92.5 %, strict 77.5 %, 1/10 negatives with a quad.
   The ONNX export of that checkpoint: onnxruntime vs torch max |diff| 2.2e-5.
+
+The second run (2026-11-29, the built-in weights since): three context blocks at 1/16
+(`--context 3`, receptive field 187 -> 475 px), warm-started from the first run's step 5400
+(`--init tools/finder.pt`; the blocks start as identities), seed 1, lr 1.5e-3:
+    OMP_WAIT_POLICY=PASSIVE OMP_NUM_THREADS=2 nohup nice -n 10 python3 tools/train_finder.py train \
+        --data /work/finder-data/train --dev /work/finder-data/dev --ckpt-dir /work/finder-ckpt2 \
+        --repo-copy /work/finder-ckpt2/weights.pt --init tools/finder.pt --context 3 --steps 9000 \
+        --minutes 130 --ckpt-minutes 10 --batch 16 --lr 1.5e-3 --seed 1 --threads 2 --bf16 auto
+stopped at its step-2882 checkpoint (40 minutes) and continued with `--resume
+/work/finder-ckpt2/step002882.pt --steps 6400` (same other arguments) so that the schedule ended
+within the session; log tools/finder_train_log_run2.jsonl. Dev 6000-6004 at step 6400 (80
+minutes): 96.7 % found, strict 93.2 %, no negative with a quad, mean corner error 1.87 px at
+640x480 (step 5441: 97.0 / 92.9 %). docs/finder.md has the curve and, through `gpustyle detect`,
+the held-out table. (OMP_WAIT_POLICY=PASSIVE: with the default spinning OpenMP threads a Swift
+build beside the training cut it from 29 to 3 img/s; passive waiting kept 15-20.)
 
 Seeds: trains on finder_data shards of seeds 5000-5999 only; evaluates and chooses on 6000-6099;
 make_rectangle_scenes.py's held-out 3001-3009 never enter this file.

@@ -15,13 +15,13 @@ final class FinderFusionTests: XCTestCase {
     }
 
     /// A proposal with a hand-built observation within 3 % of the shorter side takes that
-    /// observation's corners; one without keeps its own if it is sure (0.8), else it is dropped;
+    /// observation's corners; one without keeps its own if it is sure (0.7), else it is dropped;
     /// the hand-built one no proposal took comes last, no surer than the proposals.
     func testProposalsTakeTheHandBuiltCornersThatAgreeAndLeadTheList() {
         let near = square(100.5, 99.2, 200), far = square(600, 100, 150), other = square(400, 500, 100)
         let fused = FinderFusion.fuse(proposals: [observation(square(100, 100, 200), 0.9), observation(far, 0.8),
-                                                  observation(square(50, 400, 100), 0.79)],
-                                      handBuilt: [observation(other, 0.95), observation(near, 0.7)], shorterSide: 720)
+                                                  observation(square(50, 400, 100), 0.69)],
+                                      handBuilt: [observation(other, 0.95), observation(near, 0.7)], width: 1280, height: 720)
         XCTAssertEqual(fused.map(\.quad.corners), [near.corners, far.corners, other.corners])
         XCTAssertEqual(fused.map(\.confidence), [0.9, 0.8, 0.8])
     }
@@ -29,9 +29,9 @@ final class FinderFusionTests: XCTestCase {
     /// 0.03 x 720 = 21.6 px: a hand-built quad 25 px off is another quad.
     func testAHandBuiltQuadFartherThanTheAgreementIsKeptApart() {
         let proposal = square(100, 100, 200), off = square(125, 100, 200)
-        XCTAssertEqual(FinderFusion.fuse(proposals: [observation(proposal, 0.6)], handBuilt: [observation(off, 0.9)], shorterSide: 720)
-            .map(\.quad.corners), [off.corners], "a proposal alone below 0.8 is not taken")
-        let fused = FinderFusion.fuse(proposals: [observation(proposal, 0.9)], handBuilt: [observation(off, 0.9)], shorterSide: 720)
+        XCTAssertEqual(FinderFusion.fuse(proposals: [observation(proposal, 0.6)], handBuilt: [observation(off, 0.9)], width: 1280, height: 720)
+            .map(\.quad.corners), [off.corners], "a proposal alone below 0.7 is not taken")
+        let fused = FinderFusion.fuse(proposals: [observation(proposal, 0.9)], handBuilt: [observation(off, 0.9)], width: 1280, height: 720)
         XCTAssertEqual(fused.map(\.quad.corners), [proposal.corners, off.corners])
     }
 
@@ -42,7 +42,7 @@ final class FinderFusionTests: XCTestCase {
         var corners = handBuilt.corners
         corners[3] = Point(x: -100, y: 450)
         let fused = FinderFusion.fuse(proposals: [observation(Quad(corners: corners), 0.8)],
-                                      handBuilt: [observation(handBuilt, 0.9)], shorterSide: 720)
+                                      handBuilt: [observation(handBuilt, 0.9)], width: 1280, height: 720)
         XCTAssertEqual(fused.map(\.quad.corners), [handBuilt.corners])
         XCTAssertEqual(fused.map(\.confidence), [0.9])
     }
@@ -52,9 +52,18 @@ final class FinderFusionTests: XCTestCase {
     func testTheHandBuiltOutlineOfTheFirstProposalLeads() {
         let sign = Quad(corners: [Point(x: 264, y: 18.5), Point(x: 441.5, y: 26.4), Point(x: 435.9, y: 266.4), Point(x: 256.5, y: 266.7)])
         let panel = Quad(corners: [Point(x: 262.2, y: 77.3), Point(x: 435.5, y: 75.2), Point(x: 430.9, y: 262.5), Point(x: 256.7, y: 261.6)])
-        let fused = FinderFusion.fuse(proposals: [observation(panel, 0.87)], handBuilt: [observation(sign, 0.73)], shorterSide: 600)
+        let fused = FinderFusion.fuse(proposals: [observation(panel, 0.87)], handBuilt: [observation(sign, 0.73)], width: 800, height: 600)
         XCTAssertEqual(fused.map(\.quad.corners), [sign.corners, panel.corners])
         XCTAssertEqual(fused.map(\.confidence), [0.87, 0.87])
+    }
+
+    /// A sure proposal alone with a corner within 2 % of the shorter side of the border (a
+    /// picture cut by it) is not taken: nothing measured its side there.
+    func testAProposalAloneAtTheBorderIsNotTaken() {
+        let cut = Quad(corners: [Point(x: 5, y: 100), Point(x: 300, y: 100), Point(x: 300, y: 400), Point(x: 5, y: 400)])
+        XCTAssertTrue(FinderFusion.fuse(proposals: [observation(cut, 0.95)], handBuilt: [], width: 1280, height: 720).isEmpty)
+        let inside = Quad(corners: [Point(x: 20, y: 100), Point(x: 300, y: 100), Point(x: 300, y: 400), Point(x: 20, y: 400)])
+        XCTAssertEqual(FinderFusion.fuse(proposals: [observation(inside, 0.95)], handBuilt: [], width: 1280, height: 720).count, 1)
     }
 
     /// Proposals below the proposal confidence are not taken; without any the hand-built list is
@@ -62,17 +71,17 @@ final class FinderFusionTests: XCTestCase {
     func testWithoutASureProposalTheHandBuiltListStands() {
         let handBuilt = [observation(square(10, 10, 100), 0.6), observation(square(300, 10, 100), 0.4)]
         let fused = FinderFusion.fuse(proposals: [observation(square(500, 500, 100), FinderFusion.Parameters.proposalConfidence - 0.01)],
-                                      handBuilt: handBuilt, shorterSide: 720)
+                                      handBuilt: handBuilt, width: 1280, height: 720)
         XCTAssertEqual(fused.map(\.quad.corners), handBuilt.map(\.quad.corners))
         XCTAssertEqual(fused.map(\.confidence), [0.6, 0.4])
     }
 
     /// Vision's `minimumConfidence` and `maximumObservations` apply to the fused list.
     func testMinimumConfidenceAndMaximumObservationsApplyToTheFusedList() {
-        let proposals = [observation(square(10, 10, 100), 0.9), observation(square(300, 10, 100), 0.85)]
+        let proposals = [observation(square(30, 30, 100), 0.9), observation(square(300, 30, 100), 0.85)]
         let handBuilt = [observation(square(10, 300, 100), 0.95)]
-        XCTAssertEqual(FinderFusion.fuse(proposals: proposals, handBuilt: handBuilt, shorterSide: 720, limit: 2).count, 2)
-        let sure = FinderFusion.fuse(proposals: proposals, handBuilt: handBuilt, shorterSide: 720, minimumConfidence: 0.87)
+        XCTAssertEqual(FinderFusion.fuse(proposals: proposals, handBuilt: handBuilt, width: 1280, height: 720, limit: 2).count, 2)
+        let sure = FinderFusion.fuse(proposals: proposals, handBuilt: handBuilt, width: 1280, height: 720, minimumConfidence: 0.87)
         XCTAssertEqual(sure.map(\.quad.corners), [proposals[0].quad.corners])
     }
 

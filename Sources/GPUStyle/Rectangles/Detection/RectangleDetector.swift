@@ -77,7 +77,7 @@ public final class RectangleDetector {
         var all = options
         all.maximumObservations = 0
         return FinderFusion.fuse(proposals: try finder.detect(image, options: all), handBuilt: handBuilt,
-                                 shorterSide: Double(min(image.width, image.height)),
+                                 width: image.width, height: image.height,
                                  minimumConfidence: options.minimumConfidence, limit: options.maximumObservations)
     }
 
