@@ -615,9 +615,8 @@ def train(args):
         s = int(os.path.basename(p).split(".")[0])
         if not 6000 <= s <= 6099:
             sys.exit(f"error: {p}: development seeds are 6000-6099")
-    context = args.context
-    if args.resume:
-        context = torch.load(args.resume, map_location="cpu", weights_only=False).get("config", {}).get("context", 0)
+    ck = torch.load(args.resume, map_location="cpu", weights_only=False) if args.resume else None
+    context = ck.get("config", {}).get("context", 0) if ck else args.context
     model = build_model(context)
     if args.init and not args.resume:  # warm start: the checkpoint's weights; new context blocks start as identities
         init = torch.load(args.init, map_location="cpu", weights_only=False)["model"]
@@ -628,8 +627,7 @@ def train(args):
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_at(s, args.steps, 1.0))
     step = 0
-    if args.resume:
-        ck = torch.load(args.resume, map_location="cpu", weights_only=False)
+    if ck:
         model.load_state_dict(ck["model"])
         step = ck["step"]
         if "opt" in ck:

@@ -39,6 +39,11 @@ struct RectangleBench {
         return (image, quad)
     }
 
+    /// The largest distance between corresponding corners of `found` and `reference`.
+    static func cornerParity(_ found: Quad, _ reference: Quad) -> String {
+        String(format: "corners within %.3f px", zip(reference.corners, found.corners).map { $0.distance(to: $1) }.max()!)
+    }
+
     func time(_ body: () throws -> Void) rethrows -> [Double] {
         try body()  // warm-up: pipelines, caches
         var times: [Double] = []
@@ -52,6 +57,9 @@ struct RectangleBench {
 
     func run(vulkan: VulkanContext?) throws -> [Row] {
         var rows: [Row] = []
+        let learned = LearnedDetection(finder: try PictureFinder(backend: CPUBackend(weights: [])))
+        let fused = RectangleDetector()
+        fused.finder = learned
         for (width, height) in [(640, 480), (1920, 1080)] {
             let (image, _) = RectangleBench.scene(width: width, height: height)
             var stages: [(String, EdgeStage)] = [("cpu", .cpu)]
@@ -64,8 +72,7 @@ struct RectangleBench {
                 var row = Row(work: "detect", size: "\(width)x\(height)", path: label,
                               seconds: try time { found = try detector.detect(image).first?.quad })
                 if let reference, let found {
-                    let gap = zip(reference.corners, found.corners).map { $0.distance(to: $1) }.max()!
-                    row.parity = String(format: "corners within %.3f px", gap)
+                    row.parity = Self.cornerParity(found, reference)
                 } else if reference != nil || found == nil {
                     row.parity = found == nil ? "no quad found" : "-"
                 }
@@ -74,15 +81,10 @@ struct RectangleBench {
             }
             // What `gpustyle detect` runs: the hand-built stages and the learned finder's
             // proposals (network on a working image, decoding, side fit; FinderFusion), CPU path.
-            let fused = RectangleDetector()
-            let learned = LearnedDetection(finder: try PictureFinder(backend: CPUBackend(weights: [])))
-            fused.finder = learned
             var found: Quad?
             var row = Row(work: "detect + finder", size: "\(width)x\(height)", path: "cpu",
                           seconds: try time { found = try fused.detect(image).first?.quad })
-            if let reference, let found {
-                row.parity = String(format: "corners within %.3f px", zip(reference.corners, found.corners).map { $0.distance(to: $1) }.max()!)
-            }
+            if let reference, let found { row.parity = Self.cornerParity(found, reference) }
             rows.append(row)
             rows.append(Row(work: "finder proposals", size: "\(width)x\(height)", path: "cpu",
                             seconds: try time { _ = try learned.detect(image) }))

@@ -71,9 +71,9 @@ struct DetectCommand: ParsableCommand {
                                discussion: "tools/diagnose_rectangles.py reads it to tell where a missed rectangle was lost."))
     var trace: String?
 
-    /// Experimental (issue 36, docs/finder.md): `learned` detects through the learned picture
-    /// finder and the side fit instead of the hand-built stages, to measure the two on the same
-    /// scenes. Hidden until it replaces them.
+    /// For measuring (issue 36, docs/finder.md): `fused` is what every command detects with,
+    /// `classic` the hand-built stages alone, `learned` the learned picture finder's proposals
+    /// alone (through the side fit).
     @Option(help: ArgumentHelp("fused (the default), classic or learned.", visibility: .hidden))
     var frontEnd: FrontEnd = .fused
 
@@ -94,7 +94,7 @@ struct DetectCommand: ParsableCommand {
         for path in [overlay, trace].compactMap({ $0 }) { try OutputPath(path).check() }
         let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         let detector = try deviceOptions.makeDetector()
-        let learned = frontEnd == .learned ? LearnedDetection(finder: try PictureFinder(backend: try deviceOptions.backend(convolutions: []))) : nil
+        let learned = frontEnd == .learned ? detector.finder : nil
         if frontEnd == .classic { detector.finder = nil }
         let start = MonotonicClock.seconds()
         let (observations, seen) = try learned.map { (try $0.detect(image, options: rectangle.options), nil) }

@@ -73,7 +73,7 @@ public final class RectangleDetector {
 
     /// The hand-built observations with the finder's proposals (`FinderFusion`), if there is a finder.
     func fused(_ handBuilt: [RectangleObservation], image: Image, options: RectangleDetectionOptions) throws -> [RectangleObservation] {
-        guard let finder, image.width >= 16, image.height >= 16 else { return handBuilt }
+        guard let finder else { return handBuilt }
         var all = options
         all.maximumObservations = 0
         return FinderFusion.fuse(proposals: try finder.detect(image, options: all), handBuilt: handBuilt,

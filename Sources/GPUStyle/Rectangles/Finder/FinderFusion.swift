@@ -90,8 +90,7 @@ enum FinderFusion {
     /// Whether every corner of `inner` is inside `outer` or within `tolerance` outside it, and the
     /// two are not the same quad.
     static func encloses(_ outer: Quad, _ inner: Quad, tolerance: Double) -> Bool {
-        inner.corners.allSatisfy { outer.contains($0, tolerance: tolerance) }
-            && !zip(outer.corners, inner.corners).allSatisfy { $0.distance(to: $1) <= tolerance }
+        inner.corners.allSatisfy { outer.contains($0, tolerance: tolerance) } && outer.largestCornerDistance(to: inner) > tolerance
     }
 
     /// Whether `Parameters.agreeingCorners` corners of `a` are within `tolerance` of `b`'s, in

@@ -1,8 +1,8 @@
-/// Rectangle detection through the learned picture finder (issue 36, experimental: `gpustyle
-/// detect --front-end learned`, for measuring it against the hand-built stages on the same
-/// scenes): the network's quads, gated by Vision's options like the hand-built candidates, each
-/// refined by the detector's sub-pixel side fit (`DetectRefine`), its confidence the centre
-/// peak's probability.
+/// The learned picture finder's proposals (issue 36): the network's quads, gated by Vision's
+/// options like the hand-built candidates, each refined by the detector's sub-pixel side fit
+/// (`DetectRefine`), its confidence the centre peak's probability. `RectangleDetector.finder`
+/// fuses them with the hand-built observations (`FinderFusion`); `gpustyle detect --front-end
+/// learned` shows them alone, to measure the two front ends on the same scenes.
 public struct LearnedDetection {
     public let finder: PictureFinder
     /// How far (image pixels) the side fit looks across each side of a proposed quad: the
