@@ -151,11 +151,14 @@ final class LiveStateTests: XCTestCase {
     }
 
     /// Detections the test hands out: `found` is what the detector sees in the next frame.
+    /// `measured` false: the learned finder's proposal alone (`RectangleObservation.measured`).
     final class ScriptedDetector: @unchecked Sendable {
         private let lock = NSLock()
-        private var found: Quad?
-        func set(_ quad: Quad?) { lock.withLock { found = quad } }
-        func detect(_ frame: Image) -> Quad? { lock.withLock { found } }
+        private var found: RectangleObservation?
+        func set(_ quad: Quad?, measured: Bool = true) {
+            lock.withLock { found = quad.map { RectangleObservation(quad: $0, confidence: 0.9, measured: measured) } }
+        }
+        func detect(_ frame: Image) -> RectangleObservation? { lock.withLock { found } }
     }
 
     private func pipeline(tracker: QuadTracking, detector: ScriptedDetector, carrier: QuadTracking = CarryAsIs(),
@@ -165,7 +168,7 @@ final class LiveStateTests: XCTestCase {
         options.lockstep = true
         options.stylizeSide = 64
         return LivePipeline(options: options, stylizer: Stylizer(model: model, backend: CPUBackend(weights: model.convolutions)),
-                            detectionWorker: DetectionWorker(detect: { detector.detect($0) }),
+                            detectionWorker: DetectionWorker(observe: { detector.detect($0) }),
                             tracker: tracker, carrier: carrier, scene: scene)
     }
 
@@ -260,6 +263,46 @@ final class LiveStateTests: XCTestCase {
         XCTAssertEqual(back.state, .detected)
         XCTAssertGreaterThan(try XCTUnwrap(back.score), 0.9)
         XCTAssertEqual(live.harvestEvents().reacquisitions, 1)
+    }
+
+    /// Issue 36: a detection whose corners no edges measured (the learned finder's proposal
+    /// alone) confirms the tracked picture but does not move it, and does not take the lost
+    /// picture back; a measured one does both.
+    func testUnmeasuredDetectionConfirmsButNeitherMovesNorTakesBack() throws {
+        let tracker = ScriptedTracker(), detector = ScriptedDetector()
+        let live = try pipeline(tracker: tracker, detector: detector)
+        defer { live.finish() }
+        let q = WallScene.quad()
+        let picture = WallScene.frame(quad: q, pictureSeed: 1)
+        func state(_ frame: Image, _ index: Int, _ time: Double) throws -> LiveFrameReport {
+            try live.process(frame, index: index, time: time).report
+        }
+        detector.set(q)
+        XCTAssertEqual(try state(picture, 0, 0).refused, .unconfirmed)
+        XCTAssertEqual(try state(picture, 1, 0.05).state, .detected)
+        // 3 px off: a measured detection this near would replace the track (it scores as well).
+        let off = Quad(corners: q.corners.map { Point(x: $0.x + 3, y: $0.y) })
+        detector.set(off, measured: false)
+        for (i, t) in [(2, 0.5), (3, 1.0), (4, 1.5)] {
+            let report = try state(picture, i, t)
+            XCTAssertEqual(report.state, .tracked, "frame \(i)")
+            XCTAssertEqual(report.refused, .unmeasured, "frame \(i)")
+            XCTAssertEqual(report.quad, q, "an unmeasured detection moved the track on frame \(i)")
+        }
+        // ...but it confirmed it: 1.5 s after the last measured detection the track is kept.
+        // Lost once nothing confirms it any more.
+        detector.set(nil)
+        XCTAssertEqual(try state(picture, 5, 2.7).loss, .unconfirmed)
+        // The same picture elsewhere, proposed but not measured: not taken back.
+        let elsewhere = WallScene.quad(dx: 30, dy: -20, degrees: 5)
+        let moved = WallScene.frame(quad: elsewhere, pictureSeed: 1)
+        detector.set(elsewhere, measured: false)
+        let refused = try state(moved, 6, 2.8)
+        XCTAssertEqual(refused.state, .lost)
+        XCTAssertEqual(refused.refused, .unmeasured)
+        XCTAssertNil(refused.quad)
+        detector.set(elsewhere)
+        XCTAssertEqual(try state(moved, 7, 2.9).state, .detected)
     }
 
     /// Issue 35's false start: a wall patch (picture 7 here) that the detector takes for a

@@ -93,6 +93,23 @@ final class QuadTrackerTests: XCTestCase {
         XCTAssertNil(Homography.leastSquares(from: same, to: same))
     }
 
+    /// The affine fit a partly visible picture's motion uses (`QuadTrackerOptions.affineBelowVisibleShare`).
+    func testAffineLeastSquaresRecoversExactAffineAndAveragesNoise() throws {
+        let a = Homography(matrix: [0.97, -0.12, 14.5, 0.09, 1.03, -7.25, 0, 0, 1])
+        for count in [3, 4, 50] {
+            let source = Self.scatter(count, seed: UInt64(40 + count))
+            let fit = try XCTUnwrap(Homography.affineLeastSquares(from: source, to: source.map { a.apply($0) }), "\(count) points")
+            XCTAssertLessThan(zip(fit.matrix, a.matrix).map { abs($0 - $1) }.max()!, 1e-9, "\(count) points: \(fit)")
+        }
+        var random = SeededRandom(seed: 9)
+        let source = Self.scatter(300, seed: 12)
+        let noisy = try XCTUnwrap(Homography.affineLeastSquares(from: source, to: source.map { a.apply($0) + Self.gaussian(&random, sigma: 0.5) }))
+        XCTAssertLessThan(Self.mappingError(noisy, a), 0.3)
+        let line = (0..<10).map { Point(x: Double($0) * 30, y: 2 * Double($0) * 30 + 5) }
+        XCTAssertNil(Homography.affineLeastSquares(from: line, to: line))
+        XCTAssertNil(Homography.affineLeastSquares(from: Array(source.prefix(2)), to: Array(source.prefix(2))))
+    }
+
     func testRobustFitIgnoresGrossOutliers() throws {
         let h = Self.knownMatrix
         var random = SeededRandom(seed: 3)

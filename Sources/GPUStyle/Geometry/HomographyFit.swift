@@ -43,4 +43,30 @@ extension Homography {
         let h = td.inverse.composed(after: Homography(matrix: normalized).composed(after: ts))
         return h.matrix.allSatisfy(\.isFinite) ? h : nil
     }
+
+    /// The least-squares affine mapping (last row 0 0 1) taking `source[i]` towards
+    /// `destination[i]`: both sets moved to their centroids, the 2 × 2 part solved from the
+    /// normal equations (geometric error, exactly). Nil for fewer than three pairs, non-finite
+    /// input, or sources on one line.
+    static func affineLeastSquares(from source: [Point], to destination: [Point]) -> Homography? {
+        precondition(source.count == destination.count, "one destination per source point")
+        let n = Double(source.count)
+        guard source.count >= 3, source.allSatisfy({ $0.x.isFinite && $0.y.isFinite }),
+              destination.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return nil }
+        let sx = source.reduce(0) { $0 + $1.x } / n, sy = source.reduce(0) { $0 + $1.y } / n
+        let dx = destination.reduce(0) { $0 + $1.x } / n, dy = destination.reduce(0) { $0 + $1.y } / n
+        var xx = 0.0, xy = 0.0, yy = 0.0, ux = 0.0, uy = 0.0, vx = 0.0, vy = 0.0
+        for (p, q) in zip(source, destination) {
+            let x = p.x - sx, y = p.y - sy, u = q.x - dx, v = q.y - dy
+            xx += x * x; xy += x * y; yy += y * y
+            ux += u * x; uy += u * y; vx += v * x; vy += v * y
+        }
+        let det = xx * yy - xy * xy
+        guard det > 1e-12 * max(xx * yy, 1e-300) else { return nil }
+        // [a b; c d] = [ux uy; vx vy] · [xx xy; xy yy]⁻¹
+        let a = (ux * yy - uy * xy) / det, b = (uy * xx - ux * xy) / det
+        let c = (vx * yy - vy * xy) / det, d = (vy * xx - vx * xy) / det
+        let h = Homography(matrix: [a, b, dx - a * sx - b * sy, c, d, dy - c * sx - d * sy, 0, 0, 1])
+        return h.matrix.allSatisfy(\.isFinite) ? h : nil
+    }
 }

@@ -96,10 +96,16 @@ public struct RectangleObservation: Sendable {
     /// the picture), measured on scenes with known rectangles from its edge support and its
     /// place in the list (`DetectConfidence`).
     public var confidence: Float
+    /// Whether the hand-built stages measured the corners on the image's edges (false: a
+    /// learned finder's proposal no hand-built observation agreed with, its corners the side
+    /// fit around the network's; `FinderFusion`). Live video takes a lost picture back, or moves
+    /// a tracked one, only on measured corners (`LivePipeline`).
+    public var measured: Bool
 
-    public init(quad: Quad, confidence: Float) {
+    public init(quad: Quad, confidence: Float, measured: Bool = true) {
         self.quad = quad
         self.confidence = confidence
+        self.measured = measured
     }
 }
 

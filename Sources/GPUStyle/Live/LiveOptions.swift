@@ -94,6 +94,9 @@ public enum LiveRefusal: String, Sendable, CaseIterable {
     case worseScore = "worse-score"
     /// The tracker could not start from it.
     case untrackable
+    /// The learned finder's proposal alone (`RectangleObservation.measured` false): it confirmed
+    /// the tracked picture, or looked like the lost one, but moves or takes back neither.
+    case unmeasured
 }
 
 /// The record of one processed frame (`--quad-log`).

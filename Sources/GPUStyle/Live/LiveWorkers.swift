@@ -8,30 +8,36 @@ public struct DetectionJob: Sendable {
 
 public struct DetectionOutcome: Sendable {
     let job: DetectionJob
-    let quad: Quad?
+    /// The detector's first observation, if any.
+    let found: RectangleObservation?
     let error: String?
 }
 
 /// The detector, used only from the detection stage's thread (hence unchecked).
 final class DetectionWorker: @unchecked Sendable {
-    let detect: (Image) throws -> Quad?
+    let detect: (Image) throws -> RectangleObservation?
 
     init(detector: RectangleDetector, options: RectangleDetectionOptions) {
         var options = options
         options.maximumObservations = 1
-        detect = { [options] frame in try detector.detect(frame, options: options).first?.quad }
+        detect = { [options] frame in try detector.detect(frame, options: options).first }
     }
 
-    /// Any other way to find the picture (tests script the detections).
+    /// Any other way to find the picture (tests script the detections; measured ones).
     init(detect: @escaping (Image) throws -> Quad?) {
-        self.detect = detect
+        self.detect = { frame in try detect(frame).map { RectangleObservation(quad: $0, confidence: 1) } }
+    }
+
+    /// Scripted observations, measured or not.
+    init(observe: @escaping (Image) throws -> RectangleObservation?) {
+        self.detect = observe
     }
 
     func run(_ job: DetectionJob) -> DetectionOutcome {
         do {
-            return DetectionOutcome(job: job, quad: try detect(job.frame), error: nil)
+            return DetectionOutcome(job: job, found: try detect(job.frame), error: nil)
         } catch {
-            return DetectionOutcome(job: job, quad: nil, error: "\(error)")
+            return DetectionOutcome(job: job, found: nil, error: "\(error)")
         }
     }
 }

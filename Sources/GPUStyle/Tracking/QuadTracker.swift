@@ -157,6 +157,13 @@ public final class QuadTracker {
         lastAlignedCount = alignedFrom.count
         let refined = refine(from: alignedFrom, to: alignedTo, settings: settings)
         if let refined { keyToCurrent = refined }
+        if TrackedQuadCheck.visibleShare(previousQuad, width: frame.width, height: frame.height) < options.affineBelowVisibleShare {
+            let kept = (0..<alignedFrom.count).filter { keyToCurrent.apply(alignedFrom[$0]).distance(to: alignedTo[$0]) <= options.inlierThreshold }
+            if kept.count >= options.minimumInliers,
+               let affine = Homography.affineLeastSquares(from: kept.map { alignedFrom[$0] }, to: kept.map { alignedTo[$0] }) {
+                keyToCurrent = affine
+            }
+        }
         let toFrame = next.workingToFrame
         let keyToCurrentFrame = toFrame.composed(after: keyToCurrent.composed(after: toFrame.inverse))
         // Every corner must stay in front of the camera for the mapped quad to mean anything.

@@ -65,7 +65,9 @@ enum FinderFusion {
         var fused: [RectangleObservation] = []
         for proposal in proposals where proposal.confidence >= Parameters.proposalConfidence {
             guard let k = handBuilt.indices.first(where: { !taken.contains($0) && agrees(handBuilt[$0].quad, proposal.quad, within: tolerance) }) else {
-                if proposal.confidence >= Parameters.aloneConfidence, proposal.quad.corners.allSatisfy(inside) { fused.append(proposal) }
+                if proposal.confidence >= Parameters.aloneConfidence, proposal.quad.corners.allSatisfy(inside) {
+                    fused.append(RectangleObservation(quad: proposal.quad, confidence: proposal.confidence, measured: false))
+                }
                 continue
             }
             taken.insert(k)

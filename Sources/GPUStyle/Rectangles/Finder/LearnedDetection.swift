@@ -30,7 +30,7 @@ public struct LearnedDetection {
             // Two passes or a wider radius (3 % of the diagonal first) found 48 and 38 % of the
             // development pictures against 80 %: the fit then takes the strongest edge nearby.
             let refined = DetectRefine.run(candidate.quad, image: image, searchRadius: radius).canonicalized()
-            observations.append(RectangleObservation(quad: refined, confidence: candidate.score))
+            observations.append(RectangleObservation(quad: refined, confidence: candidate.score, measured: false))
         }
         observations.sort { $0.confidence > $1.confidence }
         return options.maximumObservations == 0 ? observations : Array(observations.prefix(options.maximumObservations))
