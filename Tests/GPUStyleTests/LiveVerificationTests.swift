@@ -281,28 +281,31 @@ final class LiveStateTests: XCTestCase {
         XCTAssertEqual(try state(picture, 0, 0).refused, .unconfirmed)
         XCTAssertEqual(try state(picture, 1, 0.05).state, .detected)
         // 3 px off: a measured detection this near would replace the track (it scores as well).
+        // While tracking, a frame takes the detection made on the frame before.
         let off = Quad(corners: q.corners.map { Point(x: $0.x + 3, y: $0.y) })
         detector.set(off, measured: false)
-        for (i, t) in [(2, 0.5), (3, 1.0), (4, 1.5)] {
+        XCTAssertNil(try state(picture, 2, 0.5).refused, "frame 1's measured detection agrees")
+        for (i, t) in [(3, 1.0), (4, 1.5), (5, 1.6)] {
             let report = try state(picture, i, t)
             XCTAssertEqual(report.state, .tracked, "frame \(i)")
             XCTAssertEqual(report.refused, .unmeasured, "frame \(i)")
             XCTAssertEqual(report.quad, q, "an unmeasured detection moved the track on frame \(i)")
+            if i == 4 { detector.set(nil) }
         }
-        // ...but it confirmed it: 1.5 s after the last measured detection the track is kept.
-        // Lost once nothing confirms it any more.
-        detector.set(nil)
-        XCTAssertEqual(try state(picture, 5, 2.7).loss, .unconfirmed)
+        // ...but they confirmed it: 2 s after the last measured detection it is still tracked,
+        // and lost a second after the last unmeasured one.
+        XCTAssertEqual(try state(picture, 6, 2.5).state, .tracked)
+        XCTAssertEqual(try state(picture, 7, 2.7).loss, .unconfirmed)
         // The same picture elsewhere, proposed but not measured: not taken back.
         let elsewhere = WallScene.quad(dx: 30, dy: -20, degrees: 5)
         let moved = WallScene.frame(quad: elsewhere, pictureSeed: 1)
         detector.set(elsewhere, measured: false)
-        let refused = try state(moved, 6, 2.8)
+        let refused = try state(moved, 8, 2.8)
         XCTAssertEqual(refused.state, .lost)
         XCTAssertEqual(refused.refused, .unmeasured)
         XCTAssertNil(refused.quad)
         detector.set(elsewhere)
-        XCTAssertEqual(try state(moved, 7, 2.9).state, .detected)
+        XCTAssertEqual(try state(moved, 9, 2.9).state, .detected)
     }
 
     /// Issue 35's false start: a wall patch (picture 7 here) that the detector takes for a
