@@ -161,7 +161,7 @@ final class LiveStateTests: XCTestCase {
         func detect(_ frame: Image) -> RectangleObservation? { lock.withLock { found } }
     }
 
-    private func pipeline(tracker: QuadTracking, detector: ScriptedDetector, carrier: QuadTracking = CarryAsIs(),
+    fileprivate func pipeline(tracker: QuadTracking, detector: ScriptedDetector, carrier: QuadTracking = CarryAsIs(),
                           scene: QuadTracking = ScriptedTracker()) throws -> LivePipeline {
         let model = try Self.model.get()
         var options = LiveOptions(mix: try StyleMix(style: 1))
@@ -170,6 +170,22 @@ final class LiveStateTests: XCTestCase {
         return LivePipeline(options: options, stylizer: Stylizer(model: model, backend: CPUBackend(weights: model.convolutions)),
                             detectionWorker: DetectionWorker(observe: { detector.detect($0) }),
                             tracker: tracker, carrier: carrier, scene: scene)
+    }
+
+    /// A pipeline on a `ScriptedTracker` and a `ScriptedDetector`, a picture on the wall, and
+    /// `state(frame, index, time)`: the report of processing a frame.
+    private struct Scripted {
+        let live: LivePipeline
+        let detector = ScriptedDetector()
+        let quad = WallScene.quad()
+        let picture: Image
+        init(_ test: LiveStateTests) throws {
+            live = try test.pipeline(tracker: ScriptedTracker(), detector: detector)
+            picture = WallScene.frame(quad: quad, pictureSeed: 1)
+        }
+        func state(_ frame: Image, _ index: Int, _ time: Double) throws -> LiveFrameReport {
+            try live.process(frame, index: index, time: time).report
+        }
     }
 
     /// Carries a detection to the current frame unchanged (the scripted scenes do not move
@@ -233,14 +249,9 @@ final class LiveStateTests: XCTestCase {
     /// (While tracking, a detection is taken on the frame after the one it was made on; while the
     /// picture is lost, on its own frame: the scripted detector is set accordingly.)
     func testUnconfirmedTrackIsDroppedAndTheSamePictureIsTakenBackAtOnce() throws {
-        let tracker = ScriptedTracker(), detector = ScriptedDetector()
-        let live = try pipeline(tracker: tracker, detector: detector)
-        defer { live.finish() }
-        let q = WallScene.quad()
-        let picture = WallScene.frame(quad: q, pictureSeed: 1)
-        func state(_ frame: Image, _ index: Int, _ time: Double) throws -> LiveFrameReport {
-            try live.process(frame, index: index, time: time).report
-        }
+        let scripted = try Scripted(self)
+        defer { scripted.live.finish() }
+        let (live, detector, q, picture, state) = (scripted.live, scripted.detector, scripted.quad, scripted.picture, scripted.state)
         detector.set(q)
         let first = try state(picture, 0, 0)
         XCTAssertEqual(first.state, .searching, "a first detection is a candidate")
@@ -269,14 +280,9 @@ final class LiveStateTests: XCTestCase {
     /// alone) confirms the tracked picture but does not move it, and does not take the lost
     /// picture back; a measured one does both.
     func testUnmeasuredDetectionConfirmsButNeitherMovesNorTakesBack() throws {
-        let tracker = ScriptedTracker(), detector = ScriptedDetector()
-        let live = try pipeline(tracker: tracker, detector: detector)
-        defer { live.finish() }
-        let q = WallScene.quad()
-        let picture = WallScene.frame(quad: q, pictureSeed: 1)
-        func state(_ frame: Image, _ index: Int, _ time: Double) throws -> LiveFrameReport {
-            try live.process(frame, index: index, time: time).report
-        }
+        let scripted = try Scripted(self)
+        defer { scripted.live.finish() }
+        let (detector, q, picture, state) = (scripted.detector, scripted.quad, scripted.picture, scripted.state)
         detector.set(q)
         XCTAssertEqual(try state(picture, 0, 0).refused, .unconfirmed)
         XCTAssertEqual(try state(picture, 1, 0.05).state, .detected)
