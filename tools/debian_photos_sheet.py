@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""A contact sheet of `gpustyle detect` on Debian's real photos (issue 36: "each, with the picture").
+
+    sudo apt-get install opencv-doc
+    python3 tools/debian_photos_sheet.py [--gpustyle .build/release/gpustyle] [--photos tools/debian_photos.json]
+        --out docs/images/debian-photos.jpg [--tile 320] [--columns 4]
+
+Each photo of tools/debian_photos.json (issue 17's list; the photos stay in Debian's package)
+is detected as tools/evaluate_debian_photos.py scores it (default options; photos with several
+objects with --maximum-observations 0 --minimum-size 0.05), and drawn scaled to --tile px wide:
+the truth's outline thin green (every object), the first observation thick (blue when it is
+within 10 px of a truth at every corner, red when not; photos with several objects: as many
+observations as objects, best first), and under it the file name and the result. Nothing is written when no photo is
+installed (exit 2). The sheet is a JPEG (quality 85), for the docs.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+from PIL import Image, ImageDraw
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evaluate_rectangles as ev  # noqa: E402
+
+TOLERANCE = 10.0
+MULTI_ARGS = ["--maximum-observations", "0", "--minimum-size", "0.05"]
+CAPTION = 30  # px of text under each tile
+
+
+def detect(gpustyle, path, multi):
+    p = subprocess.run([gpustyle, "detect", "--json", "--device", "cpu", *(MULTI_ARGS if multi else []), path],
+                       capture_output=True, text=True)
+    if p.returncode not in (0, 1):  # 1: nothing found
+        sys.exit(f"error: {path}: gpustyle detect: {p.stderr.strip()[-300:]}")
+    return [[o["corners"][k] for k in ev.CORNER_KEYS] for o in json.loads(p.stdout)["observations"]]
+
+
+def right(q, truths):
+    return any(max(ev.match(q, t)[0]) <= TOLERANCE for t in truths)
+
+
+def tile(entry, found, width):
+    im = Image.open(entry["path"]).convert("RGB")
+    s = width / im.width
+    im = im.resize((width, max(1, round(im.height * s))), Image.LANCZOS)
+    out = Image.new("RGB", (width, im.height + CAPTION), "white")
+    out.paste(im, (0, 0))
+    d = ImageDraw.Draw(out)
+
+    def poly(q, colour, w):
+        pts = [((x + 0.5) * s - 0.5, (y + 0.5) * s - 0.5) for x, y in q]
+        d.line(pts + pts[:1], fill=colour, width=w)
+
+    truths = entry.get("quads") or ([entry["quad"]] if entry.get("quad") else [])
+    for t in truths:
+        poly(t, (0, 200, 0), 1)
+    shown = found[:max(1, len(truths))]
+    for q in shown:
+        poly(q, (40, 90, 255) if right(q, truths) else (230, 30, 30), 3)
+    name = os.path.basename(entry["path"])
+    if not truths:
+        result = "no rectangle: " + ("none found" if not found else "FALSE POSITIVE")
+    elif entry.get("quads"):
+        n = sum(any(max(ev.match(q, t)[0]) <= TOLERANCE for q in found) for t in truths)
+        result = f"{n} of {len(truths)} found"
+    else:
+        result = "found" if found and right(found[0], truths) else ("wrong" if found else "missed")
+    d.text((4, im.height + 2), name, fill="black")
+    d.text((4, im.height + 15), result, fill="black")
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--gpustyle", default=".build/release/gpustyle")
+    ap.add_argument("--photos", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "debian_photos.json"))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--tile", type=int, default=320)
+    ap.add_argument("--columns", type=int, default=4)
+    a = ap.parse_args(argv)
+    entries = [e for e in json.load(open(a.photos)) if os.path.exists(e["path"])]
+    if not entries:
+        print("error: no photo of the list is installed (sudo apt-get install opencv-doc)", file=sys.stderr)
+        return 2
+    tiles = [tile(e, detect(a.gpustyle, e["path"], bool(e.get("quads"))), a.tile) for e in entries]
+    rows = math.ceil(len(tiles) / a.columns)
+    heights = [max(t.height for t in tiles[r * a.columns:(r + 1) * a.columns]) for r in range(rows)]
+    sheet = Image.new("RGB", (a.columns * (a.tile + 6), sum(h + 6 for h in heights)), "white")
+    y = 0
+    for r in range(rows):
+        for c, t in enumerate(tiles[r * a.columns:(r + 1) * a.columns]):
+            sheet.paste(t, (c * (a.tile + 6) + 3, y + 3))
+        y += heights[r] + 6
+    tmp = a.out + ".tmp.jpg"
+    sheet.save(tmp, quality=85)
+    os.replace(tmp, a.out)
+    print(f"{a.out}: {len(tiles)} photos")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
