@@ -9,8 +9,9 @@ Each photo of tools/debian_photos.json (issue 17's list; the photos stay in Debi
 is detected as tools/evaluate_debian_photos.py scores it (default options; photos with several
 objects with --maximum-observations 0 --minimum-size 0.05), and drawn scaled to --tile px wide:
 the truth's outline thin green (every object), the first observation thick (blue when it is
-within 10 px of a truth at every corner, red when not; photos with several objects: as many
-observations as objects, best first), and under it the file name and the result. Nothing is written when no photo is
+within 10 px of a truth at every corner, red when not; photos with several objects, whose every
+observation is scored: per object the observation closest to it), and under it the file name
+and the result. Nothing is written when no photo is
 installed (exit 2). The sheet is a JPEG (quality 85), for the docs.
 """
 import argparse
@@ -57,7 +58,10 @@ def tile(entry, found, width):
     truths = entry.get("quads") or ([entry["quad"]] if entry.get("quad") else [])
     for t in truths:
         poly(t, (0, 200, 0), 1)
-    shown = found[:max(1, len(truths))]
+    if entry.get("quads"):  # per object, the observation closest to it
+        shown = [min(found, key=lambda q: max(ev.match(q, t)[0])) for t in truths] if found else []
+    else:
+        shown = found[:1]
     for q in shown:
         poly(q, (40, 90, 255) if right(q, truths) else (230, 30, 30), 3)
     name = os.path.basename(entry["path"])

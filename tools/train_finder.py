@@ -103,6 +103,18 @@ minutes): 96.7 % found, strict 93.2 %, no negative with a quad, mean corner erro
 the held-out table. (OMP_WAIT_POLICY=PASSIVE: with the default spinning OpenMP threads a Swift
 build beside the training cut it from 29 to 3 img/s; passive waiting kept 15-20.)
 
+The third run (2026-11-29, the built-in weights since): run 2's last checkpoint fine-tuned on
+twice the scenes, the 28,600 above and 20,000 new ones (`python3 tools/finder_data.py shards
+--out /work/finder-data/train3 --seeds 5400-5599 --jobs 2`, 9 minutes; both folders' shards
+linked into /work/finder-data/train-all), seed 3, lr 1e-3, 5000 steps:
+    OMP_WAIT_POLICY=PASSIVE OMP_NUM_THREADS=2 nohup nice -n 10 python3 tools/train_finder.py train \
+        --data /work/finder-data/train-all --dev /work/finder-data/dev --ckpt-dir /work/finder-ckpt3 \
+        --init /work/finder-ckpt2/step006400.pt --context 3 --steps 5000 --minutes 110 \
+        --ckpt-minutes 12 --lr 1e-3 --seed 3
+62 minutes; log tools/finder_train_log_run3.jsonl; tools/finder.pt is its step 5000 without
+Adam's moments (the ONNX exported from either is byte-identical). Dev 6000-6004 at step 5000:
+98.0 % found, strict 95.1 %, no negative with a quad, mean corner error 1.81 px at 640x480.
+
 Seeds: trains on finder_data shards of seeds 5000-5999 only; evaluates and chooses on 6000-6099;
 make_rectangle_scenes.py's held-out 3001-3009 never enter this file.
 
