@@ -114,6 +114,8 @@ linked into /work/finder-data/train-all), seed 3, lr 1e-3, 5000 steps:
 62 minutes; log tools/finder_train_log_run3.jsonl; tools/finder.pt is its step 5000 without
 Adam's moments (the ONNX exported from either is byte-identical). Dev 6000-6004 at step 5000:
 98.0 % found, strict 95.1 %, no negative with a quad, mean corner error 1.81 px at 640x480.
+The same command run again (--ckpt-dir /work/finder-ckpt3b) gave the same model bit for bit
+(every logged loss, every tensor of the step-5000 checkpoint, the exported ONNX).
 
 Seeds: trains on finder_data shards of seeds 5000-5999 only; evaluates and chooses on 6000-6099;
 make_rectangle_scenes.py's held-out 3001-3009 never enter this file.
