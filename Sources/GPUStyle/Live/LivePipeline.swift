@@ -246,38 +246,29 @@ public final class LivePipeline {
     /// never moves the tracked quad nor takes a lost picture back. On the edges clip such
     /// detections, made on frames blurred by 19-25 px as the picture came back into view, were
     /// 12-19 px off and re-identified it (the coarse layout matches): 30 overlays more than
-    /// 10 px off, against none without them; the busy clips' faster first acquisitions come from
-    /// new pictures, which still take them (docs/live.md).
+    /// 10 px off, against none without them. New pictures still take them: letting only measured
+    /// detections nominate cost live-busy's acquisition 5 -> 14 frames and the second clip 0 -> 5
+    /// wrong overlays (docs/live.md).
     private func consider(_ detected: Quad, measured: Bool, in frame: Image, time: Double, update: inout Update) {
         let verification = options.verification
-        let score = template?.score(frame: frame, quad: detected)
-        if !measured {
-            if let current = quad {
-                switch relation(of: detected, to: current) {
-                case .agrees, .near, .inside:
+        if let current = quad {
+            let placement = relation(of: detected, to: current)
+            guard measured else {
+                if placement == .elsewhere {
+                    nominate(detected, in: frame, time: time, update: &update)
+                } else {
                     lastConfirmed = time
                     update.refused = .unmeasured
-                case .elsewhere:
-                    nominate(detected, in: frame, time: time, update: &update)
                 }
-            } else if let reidentified = template?.score(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing),
-                      reidentified >= verification.reidentifyScore {
-                update.refused = .unmeasured
-            } else if memory.recognise(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing,
-                                       threshold: verification.reidentifyScore) != nil {
-                update.refused = .unmeasured
-            } else {
-                nominate(detected, in: frame, time: time, update: &update)
+                return
             }
-            return
-        }
-        if let current = quad {
             // A detection replaces the track only if it looks at least as much like the picture:
             // on the committed clip a detection misled by a hand over a corner (26 px off)
             // scored 0.72 where the track scored 0.998.
+            let score = template?.score(frame: frame, quad: detected)
             var asGood = true
             if let score, let tracked = update.score { asGood = score >= tracked - verification.scoreMargin }
-            switch relation(of: detected, to: current) {
+            switch placement {
             case .agrees:
                 // Two independent estimates agree: the template is taken anew from this view.
                 if adopt(detected, in: frame, time: time, score: score, refresh: true, update: &update) {
@@ -323,12 +314,20 @@ public final class LivePipeline {
         // the first detection that re-identifies; anything else is a candidate new picture.
         if let reidentified = template?.score(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing),
            reidentified >= verification.reidentifyScore {
-            if adopt(detected, in: frame, time: time, score: score, update: &update) {
+            guard measured else {
+                update.refused = .unmeasured
+                return
+            }
+            if adopt(detected, in: frame, time: time, score: template?.score(frame: frame, quad: detected), update: &update) {
                 events.reacquisitions += 1
                 settled = false
             }
         } else if let recalled = memory.recognise(frame: frame, quad: detected, smoothing: verification.reidentifySmoothing,
                                                   threshold: verification.reidentifyScore) {
+            guard measured else {
+                update.refused = .unmeasured
+                return
+            }
             // A picture let go of for another one, back: taken at once with its own template.
             let previous = (template, reference)
             (template, reference) = (recalled.picture.template, recalled.picture.reference)

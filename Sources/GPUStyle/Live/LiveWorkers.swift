@@ -23,12 +23,7 @@ final class DetectionWorker: @unchecked Sendable {
         detect = { [options] frame in try detector.detect(frame, options: options).first }
     }
 
-    /// Any other way to find the picture (tests script the detections; measured ones).
-    init(detect: @escaping (Image) throws -> Quad?) {
-        self.detect = { frame in try detect(frame).map { RectangleObservation(quad: $0, confidence: 1) } }
-    }
-
-    /// Scripted observations, measured or not.
+    /// Any other way to find the picture (tests script the detections, measured or not).
     init(observe: @escaping (Image) throws -> RectangleObservation?) {
         self.detect = observe
     }
