@@ -24,6 +24,7 @@ final class FinderFusionTests: XCTestCase {
                                       handBuilt: [observation(other, 0.95), observation(near, 0.7)], width: 1280, height: 720)
         XCTAssertEqual(fused.map(\.quad.corners), [near.corners, far.corners, other.corners])
         XCTAssertEqual(fused.map(\.confidence), [0.9, 0.8, 0.8])
+        XCTAssertEqual(fused.map(\.measured), [true, false, true], "only the proposal alone is unmeasured")
     }
 
     /// 0.03 x 720 = 21.6 px: a hand-built quad 25 px off is another quad.

@@ -25,9 +25,10 @@
 /// out the hand-built observations no proposal took lost 4 sticky notes. With the second run's
 /// weights: hand-built 84.5 %, finder 90.2 %, either 96.6 %, this rule 93.9 %, corner error
 /// 0.72 px against the finder's 1.10 (where both agree the hand-built corners are the finer
-/// ones); with the third run's (built in): finder 92.8 %, this rule 93.6 %, 0.56 against 1.01 px. A proposal alone counted from 0.5 found 249, from 0.6 or 0.7
-/// 248, from 0.8 246, from 0.9 237 of the 264: 0.7 is taken, for a picture only the finder
-/// sees must be a sure one (Debian's opencv-doc photos had two such proposals with the first
+/// ones); with the third run's (built in): finder 92.8 %, this rule 93.6 %, 0.56 against
+/// 1.01 px. A proposal alone counted from 0.5 found 249, from 0.6 or 0.7 248, from 0.8 246,
+/// from 0.9 237 of the 264 (second run): 0.7 is taken, for a picture only the finder sees must
+/// be a sure one (Debian's opencv-doc photos had two such proposals with the first
 /// weights, 0.53 on a butterfly's leaf and 0.69 inside a box's front).
 enum FinderFusion {
     enum Parameters {
