@@ -18,7 +18,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 
 from PIL import Image, ImageDraw
@@ -27,16 +26,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import evaluate_rectangles as ev  # noqa: E402
 
 TOLERANCE = 10.0
-MULTI_ARGS = ["--maximum-observations", "0", "--minimum-size", "0.05"]
 CAPTION = 30  # px of text under each tile
+TIMEOUT = 120  # seconds per photo
 
 
 def detect(gpustyle, path, multi):
-    p = subprocess.run([gpustyle, "detect", "--json", "--device", "cpu", *(MULTI_ARGS if multi else []), path],
-                       capture_output=True, text=True)
-    if p.returncode not in (0, 1):  # 1: nothing found
-        sys.exit(f"error: {path}: gpustyle detect: {p.stderr.strip()[-300:]}")
-    return [[o["corners"][k] for k in ev.CORNER_KEYS] for o in json.loads(p.stdout)["observations"]]
+    """Every observation's corners, as evaluate_rectangles.py runs and reads `gpustyle detect`."""
+    command = argparse.Namespace(cmd=None, gpustyle=gpustyle, args="--device cpu", multi_args=ev.MULTI_ARGS)
+    try:
+        text, _ = ev.run_detector(ev.build_command(command, path, multi), TIMEOUT)
+        return ev.parse_observations(text)[0]
+    except ev.DetectorError as e:
+        sys.exit(f"error: {path}: gpustyle detect: {e}")
 
 
 def right(q, truths):

@@ -88,7 +88,7 @@ Interim results of that run (the decoder of this file, `eval` / `eval-scenes`, t
       trained on; scored only): 37/40 = 92.5 %, strict 77.5 %, 1/10 negatives with a quad.
   The ONNX export of that checkpoint: onnxruntime vs torch max |diff| 2.2e-5.
 
-The second run (2026-11-29, the built-in weights since): three context blocks at 1/16
+The second run (2026-11-29, the built-in weights until the third): three context blocks at 1/16
 (`--context 3`, receptive field 187 -> 475 px), warm-started from the first run's step 5400
 (`--init tools/finder.pt`; the blocks start as identities), seed 1, lr 1.5e-3:
     OMP_WAIT_POLICY=PASSIVE OMP_NUM_THREADS=2 nohup nice -n 10 python3 tools/train_finder.py train \
