@@ -12,7 +12,7 @@ Needs: numpy, torch. Run from anywhere:
 activation_<case>: input [C,H,W] uniform in [-8, 8], slopes [C] (PReLU);
     identity, relu, sigmoid, relu6 (F.relu6), leaky_relu (F.leaky_relu, negative slope 0.1),
     hard_sigmoid (ONNX HardSigmoid alpha 0.2 beta 0.5, numpy), hard_sigmoid_torch
-    (F.hardsigmoid = alpha 1/6, beta 0.5), hard_swish (F.hardswish), prelu (F.prelu).
+    (F.hardsigmoid = alpha 1/6, beta 0.5), hard_swish (F.hardswish), prelu (F.prelu), gelu (F.gelu, exact erf).
     Cases (C, H, W): c5 (5, 7, 9), c3 (3, 1, 13).
 add: a, b [6, 5, 7], slopes [6]; identity = a + b, relu, prelu of the sum.
 channel_multiply: input [7, 5, 6], scale [7, 1, 1], output = input * scale.
@@ -68,6 +68,7 @@ def activations(x, slopes):
         "hard_sigmoid_torch": n(F.hardsigmoid(xt)),
         "hard_swish": n(F.hardswish(xt)),
         "prelu": n(F.prelu(xt[None], t(slopes))[0]),
+        "gelu": n(F.gelu(xt)),
     }
 
 

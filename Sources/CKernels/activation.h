@@ -14,7 +14,19 @@ enum {
     GS_ACT_HARD_SIGMOID = 5, // max(0, min(1, alpha * x + beta))
     GS_ACT_HARD_SWISH = 6,   // x * relu6(x + 3) / 6
     GS_ACT_PRELU = 7,        // x < 0: slope * x (slope per channel)
+    GS_ACT_GELU = 8,         // x * (1 + erf(x / sqrt 2)) / 2
 };
+
+/// erf by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7): a polynomial and one expf, the same
+/// formula as activation.glsl's (GLSL has no erf), so both paths round alike; ONNX Runtime's
+/// exact Erf differs from it by less than the fixtures' 2e-6 tolerance.
+static inline float gs_erf(float x) {
+    float z = fabsf(x);
+    float t = 1.0f / (1.0f + 0.3275911f * z);
+    float poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+    float e = 1.0f - poly * expf(-z * z);
+    return x < 0.0f ? -e : e;
+}
 
 /// `kind` applied to x; alpha/beta as above, `slope` the channel's PReLU slope.
 static inline float gs_activate(float x, int kind, float alpha, float beta, float slope) {
@@ -33,6 +45,7 @@ static inline float gs_activate(float x, int kind, float alpha, float beta, floa
         return x * r / 6.0f;
     }
     case GS_ACT_PRELU: return x < 0.0f ? slope * x : x;
+    case GS_ACT_GELU: return 0.5f * x * (1.0f + gs_erf(x * 0.70710678118654752f));
     default: return x;
     }
 }

@@ -33,6 +33,7 @@ enum GraphReference {
         case .hardSigmoid: max(0, min(1, f.alpha * v + f.beta))
         case .hardSwish: v * min(max(v + 3, 0), 6) / 6
         case .prelu: v >= 0 ? v : k[f.slopes!][channel] * v
+        case .gelu: Float(0.5 * Double(v) * (1 + erf(Double(v) / 2.0.squareRoot())))
         }
     }
 

@@ -14,6 +14,9 @@ public enum Activation: UInt32, Sendable, CaseIterable {
     case hardSwish = 6
     /// max(x, 0) + slope[c] * min(x, 0).
     case prelu = 7
+    /// x * (1 + erf(x / sqrt 2)) / 2 (Hendrycks & Gimpel 2016; PP-OCR's networks). erf by
+    /// Abramowitz & Stegun 7.1.26 in both kernels (|error| <= 1.5e-7).
+    case gelu = 8
 }
 
 /// One convolution + conditional instance norm layer of Dumoulin et al.'s multi-style network

@@ -30,6 +30,18 @@ struct ONNXGraphBuilder {
         var tensor: Int
         var isVector: Bool
         var pointwise: Bool
+        /// ONNX sees a map of height 1 with that axis squeezed away (a sequence, as a
+        /// recogniser's head reads its features): [N, C, W], or [N, W, C] once transposed. The
+        /// graph tensor is still the [C][1][W] map; only how later ops index it changes.
+        var sequence: SequenceLayout? = nil
+    }
+
+    enum SequenceLayout {
+        /// [N, C, W]: channels on axis 1 as in the map.
+        case channelsFirst
+        /// [N, W, C]: channels last (after Transpose perm [0, 2, 1]); a MatMul by a constant
+        /// [C, K] is a 1x1 convolution, a Softmax over axis 2 a softmax over channels.
+        case channelsLast
     }
 
     /// A node we cannot map: the reason is completed with the op and node name.
@@ -63,6 +75,14 @@ struct ONNXGraphBuilder {
     /// Tensors made by HardSigmoid: their source tensor and parameters (x * hardsigmoid(x) is HardSwish).
     var hardSigmoids: [Int: (source: Int, alpha: Float, beta: Float)] = [:]
     var inputShape: NetworkGraph.Shape?
+    /// The input's channel count when it is fixed (its height or width may not be).
+    var inputChannels: Int?
+    /// The nodes reading each value name, by index in the ONNX graph.
+    var consumers: [String: [Int]] = [:]
+    /// GELU written out (`ONNXGraphBuilder.geluChain`): the chain's last node index -> the
+    /// chain's input name; the other nodes of each chain are skipped.
+    var geluEnds: [Int: String] = [:]
+    var geluMembers = Set<Int>()
     private var shapeCache: (nodeCount: Int, shapes: [NetworkGraph.Shape?])?
 
     init(model: Onnx_ModelProto, source: String) throws {
@@ -92,20 +112,33 @@ struct ONNXGraphBuilder {
             throw fail("the model has \(graph.output.count) outputs; one is supported")
         }
         try readInput(inputs[0])
-        for node in graph.node {
+        for (index, node) in graph.node.enumerated() {
             for (i, name) in node.input.enumerated() where !name.isEmpty {
                 readers[name, default: 0] += 1
+                consumers[name, default: []].append(index)
                 if i > 0 && Self.weightOps.contains(node.opType) { weightReads[name, default: 0] += 1 }
             }
         }
         readers[graph.output[0].name, default: 0] += 1
 
-        for node in graph.node {
+        for (index, node) in graph.node.enumerated() {
             if node.input.contains(where: { poisoned.contains($0) }) {
                 node.output.forEach { poisoned.insert($0) }
                 continue
             }
+            if geluMembers.contains(index) { continue }
             do {
+                if let x = geluEnds[index] {
+                    let value = try self.input(named: x, of: node)
+                    emit(node, .activation(.init(.gelu)), inputs: [value], isVector: value.isVector, pointwise: value.pointwise,
+                         sequence: value.sequence)
+                    continue
+                }
+                if node.opType == "Div", let chain = geluChain(startingAt: index) {
+                    geluEnds[chain.end] = chain.input
+                    geluMembers.formUnion(chain.members)
+                    continue
+                }
                 guard node.domain.isEmpty || node.domain == "ai.onnx" else {
                     throw Unsupported(detail: "(domain \(node.domain))")
                 }
@@ -149,6 +182,7 @@ struct ONNXGraphBuilder {
             throw fail("the input '\(input.name)' has \(type.hasShape ? "rank \(dims.count)" : "no shape"); NCHW (rank 4) is supported")
         }
         if let batch = dims[0], batch != 1 { throw fail("the input '\(input.name)' has batch \(batch); batch 1 is supported") }
+        if let c = dims[1], c <= Self.maximumExtent { inputChannels = c }
         if let c = dims[1], let h = dims[2], let w = dims[3] {
             guard max(c, h, w) <= Self.maximumExtent, c * h * w <= Self.maximumElements else {
                 throw fail("the input '\(input.name)' of \(c)x\(h)x\(w) is too large")
@@ -169,7 +203,7 @@ struct ONNXGraphBuilder {
         return kept.reversed()
     }
 
-    private func describe(_ node: Onnx_NodeProto) -> String {
+    func describe(_ node: Onnx_NodeProto) -> String {
         node.name.isEmpty ? "node making '\(node.output.first ?? "?")'" : "node '\(node.name)'"
     }
 
@@ -194,13 +228,29 @@ struct ONNXGraphBuilder {
 
     mutating func channels(of value: Value) -> Int? {
         if let s = shape(of: value.tensor) { return s.channels }
-        guard let index = producer[value.tensor] else { return nil }
-        switch nodes[index].operation {
-        case .convolution(let c): return c.outputChannels
-        case .fullyConnected(_, _, let outputs): return outputs
-        case .transposedConvolution(let t): return t.outputChannels
-        default: return nil
+        // Without a fixed input shape: from the node that makes it, through ops that keep channels.
+        var tensor = value.tensor
+        if tensor == 0, let inputChannels { return inputChannels }
+        while let index = producer[tensor] {
+            let node = nodes[index]
+            switch node.operation {
+            case .convolution(let c): return c.outputChannels
+            case .fullyConnected(_, _, let outputs): return outputs
+            case .transposedConvolution(let t): return t.outputChannels
+            case .activation, .add, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad, .instanceNorm:
+                guard let first = node.inputs.first else { return nil }
+                tensor = first
+                if tensor == 0, let inputChannels { return inputChannels }
+            case .concat:
+                var total = 0
+                for part in node.inputs {
+                    guard let c = channels(of: Value(tensor: part, isVector: false, pointwise: false)) else { return nil }
+                    total += c
+                }
+                return total
+            }
         }
+        return nil
     }
 
     mutating func addConstant(_ values: [Float], name: String) -> Int {
@@ -211,14 +261,14 @@ struct ONNXGraphBuilder {
 
     @discardableResult
     mutating func emit(_ node: Onnx_NodeProto, _ operation: NetworkGraph.Operation, inputs: [Value],
-                       isVector: Bool = false, pointwise: Bool = false) -> Value {
+                       isVector: Bool = false, pointwise: Bool = false, sequence: SequenceLayout? = nil) -> Value {
         let tensor = tensorCount
         tensorCount += 1
         let name = node.name.isEmpty ? "\(node.opType) -> \(node.output[0])" : node.name
         producer[tensor] = nodes.count
         madeAs[tensor] = node.output[0]
         nodes.append(NetworkGraph.Node(name: name, operation: operation, inputs: inputs.map(\.tensor), output: tensor))
-        let value = Value(tensor: tensor, isVector: isVector, pointwise: pointwise)
+        let value = Value(tensor: tensor, isVector: isVector, pointwise: pointwise, sequence: sequence)
         values[node.output[0]] = value
         return value
     }
@@ -231,6 +281,12 @@ struct ONNXGraphBuilder {
         let name = node.input[index]
         if let value = values[name] { return value }
         if constants[name] != nil { throw Unsupported(detail: "with a constant input '\(name)'") }
+        throw ONNXImportError("\(source): \(describe(node)) (\(node.opType)) reads '\(name)', which nothing makes before it")
+    }
+
+    /// The runtime value `name` as `node` reads it.
+    func input(named name: String, of node: Onnx_NodeProto) throws -> Value {
+        if let value = values[name] { return value }
         throw ONNXImportError("\(source): \(describe(node)) (\(node.opType)) reads '\(name)', which nothing makes before it")
     }
 
@@ -270,8 +326,14 @@ struct ONNXGraphBuilder {
             }
             return [Float](repeating: tensor.floats[0], count: c)
         }
-        // The channel axis of a rank-r constant broadcast against [1, C, H, W] is r - 3; against [1, N] it is r - 1.
-        let channelAxis = value.isVector ? tensor.dims.count - 1 : tensor.dims.count - 3
+        // The channel axis of a rank-r constant broadcast against [1, C, H, W] is r - 3; against
+        // [1, N] or a channels-last sequence [1, W, C] it is r - 1; against [1, C, W], r - 2.
+        let channelAxis: Int
+        switch value.sequence {
+        case .channelsLast?: channelAxis = tensor.dims.count - 1
+        case .channelsFirst?: channelAxis = tensor.dims.count - 2
+        case nil: channelAxis = value.isVector ? tensor.dims.count - 1 : tensor.dims.count - 3
+        }
         guard nonUnit.count == 1, nonUnit[0].offset == channelAxis else {
             throw Unsupported(detail: "with a \(what) of shape \(tensor.dims) (only per-channel constants map)")
         }
@@ -308,7 +370,7 @@ struct ONNXGraphBuilder {
         let b = addConstant(shift, name: "\(node.name).shift")
         emit(node, .convolution(.init(weights: w, bias: b, outputChannels: channels, kernelHeight: 1, kernelWidth: 1,
                                       groups: channels)),
-             inputs: [x], isVector: x.isVector, pointwise: x.pointwise)
+             inputs: [x], isVector: x.isVector, pointwise: x.pointwise, sequence: x.sequence)
     }
 
     /// Scales each output's block of weights in place; returns the (new) bias constant.

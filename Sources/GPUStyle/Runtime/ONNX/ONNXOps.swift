@@ -28,9 +28,17 @@ extension ONNXGraphBuilder {
         func has(_ name: String) -> Bool { byName[name] != nil }
     }
 
+    /// Ops that read a sequence (`Value.sequence`) by its own axes; any other op on one is refused.
+    static let sequenceOps: Set<String> = ["Identity", "Dropout", "BatchNormalization", "Relu", "Sigmoid", "LeakyRelu",
+                                           "HardSigmoid", "HardSwish", "PRelu", "Clip", "Add", "Mul", "Div", "Sum",
+                                           "Squeeze", "Unsqueeze", "Softmax", "MatMul", "Transpose"]
+
     mutating func map(_ node: Onnx_NodeProto) throws {
         let a = Attributes(node)
         let out = node.output[0]
+        if !Self.sequenceOps.contains(node.opType), node.input.contains(where: { values[$0]?.sequence != nil }) {
+            throw Unsupported(detail: "on a sequence (a map whose height was squeezed)")
+        }
         switch node.opType {
         case "Constant":
             constants[out] = try constantValue(node, a)
@@ -48,6 +56,8 @@ extension ONNXGraphBuilder {
         case "BatchNormalization":
             let x = try input(node, 0)
             if a.int("training_mode", 0) != 0 { throw Unsupported(detail: "in training mode") }
+            // Its channel axis is 1: of a sequence [N, W, C] that is the positions.
+            if x.sequence == .channelsLast { throw Unsupported(detail: "of a [N, W, C] sequence") }
             let gamma = try required(node, 1, "scale"), beta = try required(node, 2, "bias")
             let mean = try required(node, 3, "mean"), variance = try required(node, 4, "variance")
             let c = gamma.count
@@ -69,7 +79,7 @@ extension ONNXGraphBuilder {
             let alpha = a.float("alpha", 0.2), beta = a.float("beta", 0.5)
             let x = try input(node, 0)
             let y = emit(node, .activation(.init(.hardSigmoid, alpha: alpha, beta: beta)), inputs: [x],
-                         isVector: x.isVector, pointwise: x.pointwise)
+                         isVector: x.isVector, pointwise: x.pointwise, sequence: x.sequence)
             hardSigmoids[y.tensor] = (x.tensor, alpha, beta)
         case "HardSwish":
             try activation(node, .init(.hardSwish))
@@ -77,11 +87,14 @@ extension ONNXGraphBuilder {
             let x = try input(node, 0)
             let slopes = try perChannel(try required(node, 1, "slope"), for: x, what: "slope")
             let index = addConstant(slopes, name: "\(node.name).slope")
-            emit(node, .activation(.init(.prelu, slopes: index)), inputs: [x], isVector: x.isVector, pointwise: x.pointwise)
+            emit(node, .activation(.init(.prelu, slopes: index)), inputs: [x], isVector: x.isVector, pointwise: x.pointwise,
+                 sequence: x.sequence)
         case "Clip":
             try clip(node, a)
         case "Add", "Mul":
             try binary(node)
+        case "Div":
+            try divide(node)
         case "Sum" where node.input.count == 2:
             // Sum of two tensors (opset < 8 models write residual adds so) is an Add.
             try binary(node)
@@ -104,6 +117,17 @@ extension ONNXGraphBuilder {
         case "MatMul":
             let x = try input(node, 0)
             let b = try required(node, 1, "matrix")
+            if x.sequence == .channelsLast, b.dims.count == 2 {
+                // [N, W, C] x [C, K]: the same K x C matrix at every position, a 1x1 convolution.
+                let (k, n) = (b.dims[0], b.dims[1])
+                if let c = channels(of: x), c != k { throw Unsupported(detail: "by a [\(k), \(n)] matrix on \(c) channels") }
+                var w = [Float](repeating: 0, count: k * n)
+                for i in 0..<k { for o in 0..<n { w[o * k + i] = b.floats[i * n + o] } }
+                let index = addConstant(w, name: node.input[1])
+                emit(node, .convolution(.init(weights: index, bias: nil, outputChannels: n, kernelHeight: 1, kernelWidth: 1)),
+                     inputs: [x], pointwise: x.pointwise, sequence: .channelsLast)
+                return
+            }
             guard x.isVector || isPointwise(x), b.dims.count == 2 else {
                 throw Unsupported(detail: "on a \(x.isVector ? "vector" : "feature map") by a \(b.dims.count)-D matrix (only vector x [K, N] maps)")
             }
@@ -122,6 +146,13 @@ extension ONNXGraphBuilder {
         case "Squeeze":
             let x = try input(node, 0)
             let axes = try (opset >= 13 ? integers(node, 1, "axes") : a.ints("axes")) ?? [0, 2, 3]
+            if !x.isVector, x.sequence == nil, axes == [2] || axes == [-2] {
+                // [N, C, 1, W] -> [N, C, W]: a view of the same map (ONNX refuses to squeeze an axis
+                // that is not 1, so the map's height is 1 here).
+                if let s = shape(of: x.tensor), s.height != 1 { throw Unsupported(detail: "of axis 2 on a \(s) map") }
+                values[out] = Value(tensor: x.tensor, isVector: false, pointwise: x.pointwise, sequence: .channelsFirst)
+                return
+            }
             guard Set(axes.map { $0 < 0 ? $0 + (x.isVector ? 2 : 4) : $0 }).isSubset(of: x.isVector ? [0] : [0, 2, 3]) else {
                 throw Unsupported(detail: "of axes \(axes)")
             }
@@ -129,6 +160,10 @@ extension ONNXGraphBuilder {
         case "Unsqueeze":
             let x = try input(node, 0)
             let axes = try (opset >= 13 ? integers(node, 1, "axes") : a.ints("axes")) ?? []
+            if x.sequence == .channelsFirst, axes == [2] || axes == [-2] {
+                values[out] = Value(tensor: x.tensor, isVector: false, pointwise: x.pointwise)
+                return
+            }
             guard x.isVector, Set(axes) == [2, 3] || Set(axes) == [-1, -2], isPointwise(x) else {
                 throw Unsupported(detail: "of axes \(axes) on a \(x.isVector ? "vector" : "feature map")")
             }
@@ -136,6 +171,14 @@ extension ONNXGraphBuilder {
         case "Softmax":
             let x = try input(node, 0)
             let axis = a.int("axis", opset >= 13 ? -1 : 1)
+            if let sequence = x.sequence {
+                // Over the last axis of [N, W, C] (before opset 13 axis 2 also flattens only C).
+                guard sequence == .channelsLast, axis == 2 || axis == -1 else {
+                    throw Unsupported(detail: "at axis \(axis) of a \(sequence == .channelsLast ? "[N, W, C]" : "[N, C, W]") sequence (only over channels)")
+                }
+                emit(node, .softmax, inputs: [x], pointwise: x.pointwise, sequence: sequence)
+                return
+            }
             if x.isVector {
                 guard axis == 1 || axis == -1, isPointwise(x) else {
                     throw Unsupported(detail: "at axis \(axis) of a \(isPointwise(x) ? "vector" : "flattened feature map")")
@@ -158,6 +201,19 @@ extension ONNXGraphBuilder {
                 throw Unsupported(detail: "at axis \(axis) (only channels)")
             }
             emit(node, .concat, inputs: parts, isVector: isVector, pointwise: parts.allSatisfy(\.pointwise))
+        case "Transpose":
+            let x = try input(node, 0)
+            let perm = a.ints("perm") ?? []
+            switch (x.sequence, perm) {
+            case (.channelsFirst?, [0, 2, 1]):
+                values[out] = Value(tensor: x.tensor, isVector: false, pointwise: x.pointwise, sequence: .channelsLast)
+            case (.channelsLast?, [0, 2, 1]):
+                values[out] = Value(tensor: x.tensor, isVector: false, pointwise: x.pointwise, sequence: .channelsFirst)
+            case (nil, [0, 1, 2, 3]) where !x.isVector, (nil, [0, 1]) where x.isVector:
+                values[out] = x
+            default:
+                throw Unsupported(detail: "with perm \(perm) (only [0, 2, 1] of a sequence [N, C, W] made by squeezing a map's height)")
+            }
         case "Resize", "Upsample":
             try resize(node, a)
         case "Pad":
@@ -181,7 +237,7 @@ extension ONNXGraphBuilder {
 
     private mutating func activation(_ node: Onnx_NodeProto, _ f: NetworkGraph.ActivationFunction) throws {
         let x = try input(node, 0)
-        emit(node, .activation(f), inputs: [x], isVector: x.isVector, pointwise: x.pointwise)
+        emit(node, .activation(f), inputs: [x], isVector: x.isVector, pointwise: x.pointwise, sequence: x.sequence)
     }
 
     private mutating func clip(_ node: Onnx_NodeProto, _ a: Attributes) throws {
@@ -200,7 +256,7 @@ extension ONNXGraphBuilder {
         case (0, .infinity): f = .relu
         default: throw Unsupported(detail: "to [\(low), \(high)] (only [0, 6] and [0, inf) map to an activation)")
         }
-        emit(node, .activation(f), inputs: [x], isVector: x.isVector, pointwise: x.pointwise)
+        emit(node, .activation(f), inputs: [x], isVector: x.isVector, pointwise: x.pointwise, sequence: x.sequence)
     }
 
     /// Add/Mul of two tensors, or of a tensor and a per-channel constant.
@@ -225,19 +281,21 @@ extension ONNXGraphBuilder {
         let a = try input(node, 0), b = try input(node, 1)
         let (pa, pb) = (isPointwise(a), isPointwise(b))
         if isAdd {
-            guard pa == pb, a.isVector == b.isVector else {
+            guard pa == pb, a.isVector == b.isVector, a.sequence == b.sequence else {
                 throw Unsupported(detail: "with broadcasting (only tensors of one shape add)")
             }
-            emit(node, .add(.identity), inputs: [a, b], isVector: a.isVector, pointwise: pa)
+            emit(node, .add(.identity), inputs: [a, b], isVector: a.isVector, pointwise: pa, sequence: a.sequence)
             return
         }
         // x * hardsigmoid(x) with alpha 1/6, beta 1/2 is HardSwish (how opset < 14 exports write it).
         for (x, g) in [(a, b), (b, a)] {
             if let h = hardSigmoids[g.tensor], h.source == x.tensor, abs(h.alpha - 1 / 6) < 1e-6, h.beta == 0.5 {
-                emit(node, .activation(.init(.hardSwish)), inputs: [x], isVector: x.isVector, pointwise: x.pointwise)
+                emit(node, .activation(.init(.hardSwish)), inputs: [x], isVector: x.isVector, pointwise: x.pointwise,
+                     sequence: x.sequence)
                 return
             }
         }
+        guard a.sequence == nil, b.sequence == nil else { throw Unsupported(detail: "of two sequences") }
         switch (pa, pb) {
         case (false, true): emit(node, .channelMultiply, inputs: [a, b])
         case (true, _): emit(node, .channelMultiply, inputs: [b, a], isVector: b.isVector, pointwise: pb)
@@ -359,14 +417,46 @@ extension ONNXGraphBuilder {
         emit(node, .maxPool(try poolWindow(node, a, x: x)), inputs: [x])
     }
 
-    /// Only the window that covers the whole map (a global pool written as AveragePool).
+    /// A window covering the whole map of a fixed-size input is a global pool; any other
+    /// window is a depthwise convolution whose weights are 1 / (its cells): exact where no
+    /// padded cell is counted out (no padding, or `count_include_pad`), which is what maps.
+    /// (PP-OCRv6's recogniser pools its 3-row map by a 3x2 window, stride 3x2, into a sequence.)
     private mutating func averagePool(_ node: Onnx_NodeProto, _ a: Attributes) throws {
         let x = try input(node, 0)
-        let p = try poolWindow(node, a, x: x)
-        guard let s = shape(of: x.tensor), s.height == p.kernel, s.width == p.kernel, p.padding.isZero else {
-            throw Unsupported(detail: "with a \(p.kernel)x\(p.kernel) window (only a window covering the whole map of a fixed-size input)")
+        guard !x.isVector, x.sequence == nil else { throw Unsupported(detail: "of a vector or sequence") }
+        guard let k = a.ints("kernel_shape"), k.count == 2 else {
+            throw Unsupported(detail: "with kernel \(a.ints("kernel_shape") ?? []) (only 2-D windows)")
         }
-        emit(node, .globalAveragePool, inputs: [x], pointwise: true)
+        let strides = a.ints("strides") ?? [1, 1]
+        guard strides.count == 2 else { throw Unsupported(detail: "with strides \(strides)") }
+        if let d = a.ints("dilations"), d.contains(where: { $0 != 1 }) { throw Unsupported(detail: "with dilations \(d)") }
+        if a.int("ceil_mode", 0) != 0 { throw Unsupported(detail: "with ceil_mode") }
+        let padding = try autoPadding(a.string("auto_pad", "NOTSET"), kernel: (k[0], k[1]), stride: (strides[0], strides[1]),
+                                      x: x, pads: a.ints("pads"))
+        if let s = shape(of: x.tensor), s.height == k[0], s.width == k[1], padding.isZero {
+            emit(node, .globalAveragePool, inputs: [x], pointwise: true)
+            return
+        }
+        guard padding.isZero || a.int("count_include_pad", 0) != 0 else {
+            throw Unsupported(detail: "with padding not counted (count_include_pad 0)")
+        }
+        guard let c = channels(of: x) else { throw Unsupported(detail: "on a tensor of unknown channel count") }
+        let cells = k[0] * k[1]
+        let weights = addConstant([Float](repeating: 1 / Float(cells), count: c * cells), name: "\(node.name).window")
+        emit(node, .convolution(.init(weights: weights, bias: nil, outputChannels: c, kernelHeight: k[0], kernelWidth: k[1],
+                                      strideY: strides[0], strideX: strides[1], padding: padding, groups: c)),
+             inputs: [x])
+    }
+
+    /// x / constant: the product by its reciprocal (folded like Mul).
+    private mutating func divide(_ node: Onnx_NodeProto) throws {
+        guard node.input.count == 2, values[node.input[0]] != nil, let divisor = constants[node.input[1]] else {
+            throw Unsupported(detail: "of \(values[node.input.last ?? ""] != nil ? "by a computed tensor" : "a constant") (only a tensor by a constant maps)")
+        }
+        let x = try input(node, 0)
+        let k = try perChannel(divisor, for: x, what: "divisor")
+        guard k.allSatisfy({ $0 != 0 && $0.isFinite }) else { throw Unsupported(detail: "by zero or a non-finite constant") }
+        affine(node, x, inputName: node.input[0], scale: k.map { 1 / $0 }, shift: [Float](repeating: 0, count: k.count))
     }
 
     private mutating func gemm(_ node: Onnx_NodeProto, _ a: Attributes) throws {
