@@ -666,11 +666,13 @@ def line_truth(line, h, surface_kind):
     }
 
 
-def make_scene(rng, kind, fonts, backgrounds, max_side):
+def make_scene(rng, kind, fonts, backgrounds, max_side, size=None):
     lo_side = min(640, max_side)
     width = int(rng.integers(lo_side, max_side + 1))
     aspect = float(np.exp(rng.uniform(math.log(0.6), math.log(1.8))))
     height = int(np.clip(round(width / aspect), lo_side * 0.55, max_side))
+    if size is not None:
+        width, height = size
     if kind in ("photo", "negative") or rng.random() < 0.5:
         canvas, background = backgrounds.photo(rng, width, height)
     else:
@@ -750,6 +752,14 @@ def degrade(rng, canvas):
     return image
 
 
+def truth_json(truth):
+    """The truth as JSON with one line object per text line (compact but diffable)."""
+    head = {k: v for k, v in truth.items() if k != "lines"}
+    text = json.dumps(head)[:-1] + ', "lines": ['
+    rows = [json.dumps(line, separators=(",", ":")) for line in truth["lines"]]
+    return text + ("\n " + ",\n ".join(rows) + "\n" if rows else "") + "]}\n"
+
+
 def parse_seeds(text):
     seeds = []
     for part in text.split(","):
@@ -767,6 +777,7 @@ def main():
     parser.add_argument("--count", type=int, required=True, help="scenes in all (split over the seeds)")
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--max-side", type=int, default=1600, help="largest picture side (default 1600)")
+    parser.add_argument("--size", help="WxH: every picture this size instead of drawn sizes")
     parser.add_argument("--kinds", help="comma list of kinds to cycle through instead of drawing them "
                         "(sign, poster, label, document, photo, negative)")
     parser.add_argument("--max-bytes", type=int, help="lower the JPEG quality (never below 60) until each "
@@ -779,6 +790,7 @@ def main():
         raise SystemExit("make_text_scenes: no background photos found (run from a checkout)")
     args.out.mkdir(parents=True, exist_ok=True)
     kinds = args.kinds.split(",") if args.kinds else None
+    size = tuple(int(v) for v in args.size.lower().split("x")) if args.size else None
     per_seed = [args.count // len(seeds) + (1 if i < args.count % len(seeds) else 0) for i in range(len(seeds))]
     index = []
     number = 0
@@ -790,7 +802,7 @@ def main():
             else:
                 kind = "negative" if rng.random() < 0.1 else KINDS[int(rng.integers(len(KINDS)))]
             for _ in range(20):
-                made = make_scene(rng, kind, fonts, backgrounds, args.max_side)
+                made = make_scene(rng, kind, fonts, backgrounds, args.max_side, size)
                 if made is not None:
                     break
             else:
@@ -815,7 +827,7 @@ def main():
             truth = {"file": file, "width": width, "height": height, "kind": kind, "seed": seed,
                      "index": j, "background": background, "jpeg_quality": None if as_png else quality,
                      "lines": lines}
-            (args.out / f"{name}.json").write_text(json.dumps(truth, indent=1) + "\n")
+            (args.out / f"{name}.json").write_text(truth_json(truth))
             index.append({"file": file, "truth": f"{name}.json", "kind": kind, "seed": seed, "index": j,
                           "lines": len(lines)})
             print(f"{file}: {kind}, {width}x{height}, {len(lines)} lines", file=sys.stderr)
@@ -823,7 +835,7 @@ def main():
     (args.out / "index.json").write_text(json.dumps({
         "generator": "tools/make_text_scenes.py",
         "arguments": {"seed": args.seed, "count": args.count, "max_side": args.max_side,
-                      "kinds": args.kinds, "max_bytes": args.max_bytes},
+                      "kinds": args.kinds, "max_bytes": args.max_bytes, "size": args.size},
         "scenes": index}, indent=1) + "\n")
 
 
