@@ -53,6 +53,8 @@ Polygon intersections use Sutherland-Hodgman clipping of convex polygons (no sha
 Output: a markdown table on stdout; --out writes the same numbers and per-line details as JSON.
 Measured: --self-test checks polygon areas and IoUs, the edit alignment, and the matching on
 hand-made split, merge, exclusive, unrelated-text, negative and character cases (runs in <1 s).
+Scoring the 60 held-out scenes (322 lines) from a JSON file takes about 3 s. For the
+reference's numbers on dev and held-out see docs/text.md.
 Needs only the Python standard library.
 """
 import argparse

@@ -51,7 +51,10 @@ Backgrounds: the photos in Tests/GPUStyleTests/Fixtures/faces (those without vis
 their sources and licences are in that folder's NOTICE) and examples/photo.png, scaled to
 cover the picture, or generated gradients and textures.
 
-Measured (this machine, 2 shared Xeon cores, nice): about 0.4 s a scene at these sizes.
+Measured: the dev set (--seed 100-101 --count 40) takes 61 s and 360 MB under nice on 2 shared
+vCPUs (load about 8), about 1.5 s a scene; run twice, its pictures are byte-identical. The
+reference (tools/text_reference.py) finds 99.2% of dev's 260 lines and 98.4% of held-out's
+322 (docs/text.md).
 Needs numpy and Pillow.
 """
 import argparse

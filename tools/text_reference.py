@@ -72,7 +72,13 @@ its extension.
 --det-map-from FILE.npy skips the detector and post-processes that map instead.
 
 Needs numpy, onnxruntime and opencv-python-headless (this reference only; gpustyle does not).
-Measured: see docs/text.md (stage times on a 1280x720 scene, 2 threads).
+Measured (docs/text.md): with these defaults, scored by tools/evaluate_text.py, line recall
+99.2% / 98.4%, exact lines 87.7% / 80.1%, CER 0.5% / 0.9% on the dev / held-out scenes
+(40 / 60 pictures, 260 / 322 lines; seeds 100-101 / 9001-9003), 0.11 false lines per
+held-out negative. On 1280x720 scenes, --threads 2, best of 30 on 2 shared vCPUs (load about 8):
+poster, 4 lines: det run 102 ms, rec run 16 ms, 169 ms in all; document, 11 lines: det run
+87 ms, rec run 99 ms, 241 ms in all (det input 960x544). Re-running on the same inputs gives
+the same JSON; --det-map-from with a dumped map gives the same JSON as the full run.
 """
 import argparse
 import json
