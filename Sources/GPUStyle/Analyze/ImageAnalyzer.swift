@@ -1,152 +1,130 @@
 import Foundation
 
 /// Several requests on one photo, as Vision's `VNImageRequestHandler.perform([...])`: the photo
-/// is decoded once and each request reads the same `Image`.
+/// is decoded once and each request (an `AnalysisRequest`) reads the same `Image`.
 ///
-/// The requests run together, in lanes on their own threads: rectangles and digits (which share
-/// one rectangle detector) one after the other in one lane, faces in another, classify in a
-/// third; the CPU kernels' worker pool takes one lane's job at a time and the others run on
-/// their own threads meanwhile, and on Vulkan each lane submits its own command buffers. A
-/// lane's stages must not share a backend (or a detector) with another lane's.
+/// The requests run together, in lanes on their own threads, one lane per `AnalysisRequest.lane`:
+/// the built-ins make three, rectangles and digits (which share one rectangle detector and its
+/// edges of the photo) one after the other in one lane, faces in another, classify in a third.
+/// The CPU kernels' worker pool takes one lane's job at a time and the others run on their own
+/// threads meanwhile, and on Vulkan each lane submits its own command buffers. A lane's
+/// requests must not share a backend (or a detector) with another lane's.
 public final class ImageAnalyzer {
-    /// What can be asked for.
-    public enum Request: String, CaseIterable, Sendable {
-        case rectangles, faces, classify, digits
+    /// A request by name (`AnalysisCatalogue.builtin`'s names); the requests are `AnalysisRequest`s.
+    public typealias Request = RequestName
+
+    /// What it performs, in the order given (one per name).
+    public let requests: [any AnalysisRequest]
+
+    public init(_ requests: [any AnalysisRequest]) {
+        precondition(Set(requests.map { type(of: $0).name }).count == requests.count, "two requests of one name")
+        self.requests = requests
     }
 
-    /// Every request's result (nil: not asked for) and the time each took.
-    public struct Result {
-        public var rectangles: [RectangleObservation]?
-        public var faces: [Face]?
-        /// One per face: nil where the landmark model saw no face in the crop.
-        public var meshes: [FaceMesh?]?
-        public var classifications: [Classification]?
-        public var notes: [NoteReading]?
-        public var seconds: [Request: Double] = [:]
+    /// The built-in requests on these stages, with their commands' defaults (a request whose
+    /// stage is nil is left out, and asking `analyze` for it is a programming error).
+    public convenience init(detector: RectangleDetector, faceDetector: FaceDetector?, landmarker: FaceLandmarker?,
+                            classifier: ImageClassifier?, noteReader: NoteReader?) {
+        var requests: [any AnalysisRequest] = [RectanglesRequest(detector: detector)]
+        if let faceDetector, let landmarker { requests.append(FacesRequest(detector: faceDetector, landmarker: landmarker)) }
+        if let classifier { requests.append(ClassifyRequest(classifier: classifier)) }
+        if let noteReader { requests.append(DigitsRequest(reader: noteReader)) }
+        self.init(requests)
     }
 
-    /// Per-request parameters.
-    public struct Options: Sendable {
-        public var rectangles = RectangleDetectionOptions()
-        public var faces = FaceDetector.Options()
-        public var notes = NoteReader.Options()
-        /// Classes reported by `classify`.
-        public var top = 5
-        public init() {}
+    /// The results of every request.
+    public func analyze(_ image: Image) throws -> Result {
+        try Self.perform(requests, on: image)
     }
 
-    private let detector: RectangleDetector
-    private let faceDetector: FaceDetector?
-    private let landmarker: FaceLandmarker?
-    private let classifier: ImageClassifier?
-    private let noteReader: NoteReader?
-
-    /// The stages for the requests to run (a request whose stage is nil is refused by `analyze`).
-    public init(detector: RectangleDetector, faceDetector: FaceDetector?, landmarker: FaceLandmarker?,
-                classifier: ImageClassifier?, noteReader: NoteReader?) {
-        self.detector = detector
-        self.faceDetector = faceDetector
-        self.landmarker = landmarker
-        self.classifier = classifier
-        self.noteReader = noteReader
+    /// The results of the named requests (each one of `requests`), in the order named.
+    public func analyze(_ image: Image, requests names: [RequestName]) throws -> Result {
+        var asked: [any AnalysisRequest] = []
+        for name in names where !asked.contains(where: { type(of: $0).name == name }) {
+            guard let request = requests.first(where: { type(of: $0).name == name }) else {
+                preconditionFailure("\(name) asked for but not given to the analyzer")
+            }
+            asked.append(request)
+        }
+        return try Self.perform(asked, on: image)
     }
 
-    /// The lanes the requests run in: each lane's requests one after another, in the order asked.
-    static func lanes(_ requests: [Request]) -> [[Request]] {
-        let lanes: [[Request]] = [requests.filter { $0 == .rectangles || $0 == .digits }, requests.filter { $0 == .faces },
-                                  requests.filter { $0 == .classify }]
-        return lanes.filter { !$0.isEmpty }
+    /// The lanes `requests` run in, as indices into it: one per `lane`, each lane's requests in
+    /// the order asked. The lanes are in the catalogue's order of their first request (requests
+    /// it does not list after, in the order asked), so the lanes, and the error thrown when
+    /// several fail (the first lane's), do not depend on the order asked.
+    static func lanes(_ requests: [any AnalysisRequest.Type]) -> [[Int]] {
+        var names: [String] = []
+        var members: [String: [Int]] = [:]
+        for (index, request) in requests.enumerated() {
+            if members[request.lane] == nil { names.append(request.lane) }
+            members[request.lane, default: []].append(index)
+        }
+        let catalogue = AnalysisCatalogue.builtin
+        func rank(_ lane: String) -> Int { members[lane]!.compactMap { catalogue.index(of: requests[$0].name) }.min() ?? .max }
+        return names.indices.sorted { (rank(names[$0]), $0) < (rank(names[$1]), $1) }.map { members[names[$0]]! }
     }
 
-    /// The results of `requests`; each one's seconds are its own lane's time for it.
-    public func analyze(_ image: Image, requests: [Request], options: Options = Options()) throws -> Result {
-        let lanes = Self.lanes(requests)
+    /// The lanes of the built-in requests named.
+    static func lanes(_ names: [RequestName]) -> [[RequestName]] {
+        let types = names.map { name in
+            guard let type = AnalysisCatalogue.builtin.type(named: name) else { preconditionFailure("\(name) is not a built-in request") }
+            return type as any AnalysisRequest.Type
+        }
+        return lanes(types).map { $0.map { names[$0] } }
+    }
+
+    /// Each lane on its own thread; each request's seconds are its own lane's time for it.
+    private static func perform(_ requests: [any AnalysisRequest], on image: Image) throws -> Result {
+        let lanes = Self.lanes(requests.map { type(of: $0) })
+        let laneRequests = LaneRequests(lanes.map { $0.map { requests[$0] } })
         let outcomes = LaneOutcomes(count: lanes.count)
-        let analyzer = UncheckedAnalyzer(self)
         DispatchQueue.concurrentPerform(iterations: lanes.count) { lane in
-            var partial = Result()
-            // Rectangles and digits in one lane share the detector's edge stage on the photo.
-            let sharing = lanes[lane].contains(.rectangles) && lanes[lane].contains(.digits)
-            var edges: RectangleDetector.Edges?
+            let shared = AnalysisLane()
+            var done: [(observation: AnalysisObservation, seconds: Double)] = []
             do {
-                for request in lanes[lane] {
-                    try analyzer.analyzer.run(request, on: image, options: options, shareEdges: sharing, edges: &edges, into: &partial)
+                for request in laneRequests.lanes[lane] {
+                    let start = MonotonicClock.seconds()
+                    let observation = try request.observe(image, in: shared)
+                    done.append((observation, MonotonicClock.seconds() - start))
                 }
-                outcomes.set(lane, .success(partial))
+                outcomes.set(lane, .success(done))
             } catch {
                 outcomes.set(lane, .failure(error))
             }
         }
-        var result = Result()
+        var done: [RequestName: (observation: AnalysisObservation, seconds: Double)] = [:]
         for outcome in outcomes.all {
-            let partial = try outcome.get()
-            result.rectangles = partial.rectangles ?? result.rectangles
-            result.faces = partial.faces ?? result.faces
-            result.meshes = partial.meshes ?? result.meshes
-            result.classifications = partial.classifications ?? result.classifications
-            result.notes = partial.notes ?? result.notes
-            result.seconds.merge(partial.seconds) { $1 }
+            for one in try outcome.get() { done[one.observation.name] = one }
+        }
+        var result = Result()
+        for request in requests {
+            let name = type(of: request).name
+            guard let one = done[name] else { preconditionFailure("\(name) ran in no lane") }
+            result.insert(one.observation)
+            result.seconds[name] = one.seconds
         }
         return result
     }
-
-    /// One request, on the calling lane's thread.
-    /// With `shareEdges`, the rectangle detector's edges of the photo are made by the first
-    /// request that needs them and kept in `edges` for the next.
-    private func run(_ request: Request, on image: Image, options: Options, shareEdges: Bool, edges: inout RectangleDetector.Edges?,
-                     into result: inout Result) throws {
-        let start = MonotonicClock.seconds()
-        if shareEdges, edges == nil, request == .rectangles || request == .digits { edges = try detector.edges(of: image) }
-        switch request {
-        case .rectangles:
-            result.rectangles = try detector.detect(image, edges: edges, options: options.rectangles)
-        case .faces:
-            guard let faceDetector else { preconditionFailure("faces asked for without a face detector") }
-            guard let landmarker else { preconditionFailure("faces asked for without a landmark model") }
-            let found = try landmarker.verified(try faceDetector.detect(image, options: options.faces), in: image)
-            result.faces = found.faces
-            result.meshes = found.meshes
-        case .classify:
-            guard let classifier else { preconditionFailure("classify asked for without a classifier") }
-            result.classifications = try classifier.classify(image, top: options.top)
-        case .digits:
-            guard let noteReader else { preconditionFailure("digits asked for without a note reader") }
-            result.notes = try noteReader.read(image, edges: edges, options: options.notes)
-        }
-        result.seconds[request] = MonotonicClock.seconds() - start
-    }
-
-    /// The photo with every result drawn: rectangles outlined, notes labelled, faces boxed with
-    /// their points and regions, the top class written in the top-left corner.
-    public static func overlay(_ result: Result, on image: Image, renderer: TextRenderer) throws -> Image {
-        var out = image
-        if let rectangles = result.rectangles { out = QuadOverlay.draw(rectangles.map(\.quad), on: out) }
-        if let notes = result.notes { out = try DigitsReport.overlay(notes, on: out, renderer: renderer) }
-        if let faces = result.faces { out = try FacesReport.overlay(faces, meshes: result.meshes ?? [], on: out, renderer: renderer) }
-        if let top = result.classifications?.first {
-            let style = LabelStyle.scaled(toHeight: image.height)
-            let text = String(format: "%@ %.0f%%", top.label, top.confidence * 100)
-            LabelDrawing.draw(try renderer.render(text, pixelSize: style.pixelSize), on: &out, x: 4, y: 4, style: style)
-        }
-        return out
-    }
 }
 
-/// The analyzer as the lanes see it: each of its stages is used by one lane only (hence unchecked).
-private final class UncheckedAnalyzer: @unchecked Sendable {
-    let analyzer: ImageAnalyzer
-    init(_ analyzer: ImageAnalyzer) { self.analyzer = analyzer }
+/// Each lane's requests, as the lanes see them: a lane's requests are used by its thread only,
+/// and share no stage with another lane's (`AnalysisRequest.lane`), hence unchecked.
+private final class LaneRequests: @unchecked Sendable {
+    let lanes: [[any AnalysisRequest]]
+    init(_ lanes: [[any AnalysisRequest]]) { self.lanes = lanes }
 }
 
-/// Each lane's result or error, written once by its lane.
+/// Each lane's results (with each request's seconds) or error, written once by its lane.
 private final class LaneOutcomes: @unchecked Sendable {
+    typealias Outcome = Swift.Result<[(observation: AnalysisObservation, seconds: Double)], Error>
     private let lock = NSLock()
-    private var outcomes: [Swift.Result<ImageAnalyzer.Result, Error>?]
+    private var outcomes: [Outcome?]
 
     init(count: Int) { outcomes = Array(repeating: nil, count: count) }
 
-    func set(_ lane: Int, _ outcome: Swift.Result<ImageAnalyzer.Result, Error>) { lock.withLock { outcomes[lane] = outcome } }
+    func set(_ lane: Int, _ outcome: Outcome) { lock.withLock { outcomes[lane] = outcome } }
 
     /// In lane order (the first lane's error is the one thrown).
-    var all: [Swift.Result<ImageAnalyzer.Result, Error>] { lock.withLock { outcomes.map { $0! } } }
+    var all: [Outcome] { lock.withLock { outcomes.map { $0! } } }
 }
