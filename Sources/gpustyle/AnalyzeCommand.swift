@@ -8,7 +8,7 @@ struct AnalyzeCommand: ParsableCommand {
         abstract: "Run several requests on one photo: \(catalogue.names.map(\.rawValue).joined(separator: ", ")) (like Vision's perform([...])).",
         discussion: """
         The photo is decoded once; each request reads the same pixels with its command's defaults, \
-        and the requests run together (rectangles and digits, faces, classify on their own \
+        and the requests run together (rectangles and digits, faces, classify, text on their own \
         threads and backends). --json prints one object with every request's \
         results (each as its own command prints them) and the time each took; --overlay draws \
         them all.
@@ -16,6 +16,7 @@ struct AnalyzeCommand: ParsableCommand {
         Examples:
           gpustyle analyze --requests rectangles,faces,classify photo.jpg
           gpustyle analyze --requests faces,digits --json --overlay all.png photo.jpg
+          gpustyle analyze --requests rectangles,text sign.jpg
         """
     )
 

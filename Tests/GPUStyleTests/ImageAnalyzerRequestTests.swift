@@ -12,10 +12,10 @@ final class ImageAnalyzerRequestTests: XCTestCase {
         let catalogue = AnalysisCatalogue(AnalysisCatalogue.builtin.types + [MeanGreyRequest.self])
         XCTAssertEqual(try catalogue.parse(" grey,rectangles,grey"), ["grey", "rectangles"])
         XCTAssertThrowsError(try catalogue.parse("rectangles,nose")) { error in
-            XCTAssertEqual("\(error)", "'nose' is not one of rectangles, faces, classify, digits, grey")
+            XCTAssertEqual("\(error)", "'nose' is not one of rectangles, faces, classify, digits, text, grey")
         }
         XCTAssertThrowsError(try AnalysisCatalogue.builtin.parse("grey"))
-        XCTAssertEqual(RequestName.allCases, ["rectangles", "faces", "classify", "digits"])
+        XCTAssertEqual(RequestName.allCases, ["rectangles", "faces", "classify", "digits", "text"])
 
         let photo = try ImageIO.read(path: photoPath)
         let stages = AnalysisStages(backend: { CPUBackend(weights: []) }, detector: { RectangleDetector() }, warper: { CPUPerspectiveWarper() })

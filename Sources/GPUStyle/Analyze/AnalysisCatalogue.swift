@@ -27,6 +27,7 @@ public struct AnalysisCatalogue {
             FacesRequest.self,
             ClassifyRequest.self,
             DigitsRequest.self,
+            TextRequest.self,
         ])
     }
 

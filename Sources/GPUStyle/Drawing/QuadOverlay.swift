@@ -1,8 +1,9 @@
 /// Draws quads' outlines on a copy of an image (for `gpustyle detect --overlay`).
 public enum QuadOverlay {
-    public static func draw(_ quads: [Quad], on image: Image, thickness: Double = 3) -> Image {
+    /// Each quad in turn red, green, blue, yellow; or all in `color` (red, green, blue in [0, 1]).
+    public static func draw(_ quads: [Quad], on image: Image, thickness: Double = 3, color single: (Float, Float, Float)? = nil) -> Image {
         var out = image
-        let colors: [(Float, Float, Float)] = [(1, 0.1, 0.1), (0.1, 1, 0.1), (0.2, 0.4, 1), (1, 1, 0.1)]
+        let colors: [(Float, Float, Float)] = single.map { [$0] } ?? [(1, 0.1, 0.1), (0.1, 1, 0.1), (0.2, 0.4, 1), (1, 1, 0.1)]
         let plane = image.width * image.height
         for (index, quad) in quads.enumerated() {
             let color = colors[index % colors.count]
