@@ -154,14 +154,34 @@ final class LiveSession {
             if command.stats, let line = statistics.line() { printToStandardError(line) }
         }
         mailbox.close()
-        source.ffmpeg?.process.terminate()
-        _ = source.ffmpeg?.finish()
+        if let ffmpeg = source.ffmpeg {
+            ffmpeg.process.terminate()
+            // Stopped early (--max-frames, Ctrl-C, an error) with --pace all or lockstep, ffmpeg
+            // is decoding ahead, blocked writing into a full pipe: SIGTERM ends it only once that
+            // write returns (it restarts), so what it writes is read and dropped until it exits.
+            // The mailbox's thread reads at most one more frame first; then the pipe is ours.
+            mailbox.waitUntilFinished()
+            Self.drain(ffmpeg.pipe.fileHandleForReading.fileDescriptor)
+            _ = ffmpeg.finish()
+        }
         mode.finish()
         mode.collect(into: statistics, counts: mailbox.counts)
         printToStandardError(statistics.summary())
         try output.finish(keep: ending == nil)
         try log?.finish(keep: ending == nil)
         if let ending { throw ending }
+    }
+}
+
+extension LiveSession {
+    /// Reads `descriptor` to its end, dropping the bytes.
+    static func drain(_ descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 || (count < 0 && errno == EINTR) { continue }
+            return
+        }
     }
 }
 
