@@ -62,14 +62,16 @@ final class LiveSession {
         let source = try openSource()
         let header = source.reader.header
         // The classifier resizes any frame to its input; the style network has a minimum size.
-        if !command.classify && !command.digits && !command.facesMode { try Stylizer.validate(width: header.width, height: header.height) }
+        if !command.classify && !command.digits && !command.text && !command.facesMode {
+            try Stylizer.validate(width: header.width, height: header.height)
+        }
         let mode = try makeMode()
         // --classify converts only the frames it classifies, on the classification's thread (the
         // CPU kernel). Under auto a GPU failure switches to the CPU kernel for good
         // (FallbackFrameConverter).
-        // --digits converts the frames it reads in the same way.
+        // --digits and --text convert the frames they read in the same way.
         // --faces converts each frame for the mesh, and each frame it detects on, in the same way.
-        let converter: FrameConverter = command.classify || command.digits || command.facesMode ? CPUFrameConverter()
+        let converter: FrameConverter = command.classify || command.digits || command.text || command.facesMode ? CPUFrameConverter()
             : try command.deviceOptions.choose("colour conversion", name: \.name, ComputeChoice<FrameConverter>.choose)
         func convert(_ frame: YUVFrame) throws -> Image {
             try converter.image(from: frame, fullRange: header.fullRange)
@@ -110,6 +112,7 @@ final class LiveSession {
                     var pictureReport: LiveFrameReport?
                     var notesReport: LiveDigitsReport?
                     var facesReport: LiveFacesReport?
+                    var textReport: LiveTextReport?
                     switch mode {
                     case .picture(let pipeline):
                         let (shown, report) = try pipeline.process(try convert(frame), index: index, time: time)
@@ -131,6 +134,11 @@ final class LiveSession {
                         drawn = !report.faces.isEmpty
                         out = drawnFrame
                         facesReport = report
+                    case .text(let text):
+                        let (drawnFrame, report) = try text.process(frame, index: index, time: time, fullRange: header.fullRange)
+                        drawn = !report.lines.isEmpty
+                        out = drawnFrame
+                        textReport = report
                     }
                     do {
                         try writer.write(out)
@@ -142,6 +150,7 @@ final class LiveSession {
                     if let pictureReport { try log?.append(pictureReport, latency: latency) }
                     if let notesReport { try log?.append(notesReport) }
                     if let facesReport { try log?.append(facesReport) }
+                    if let textReport { try log?.append(textReport) }
                     statistics.frameDone(latency: latency, overlaid: drawn)
                 } catch is Y4MWriter.ClosedError {
                     break loop  // the viewer went away: stop cleanly
@@ -192,6 +201,7 @@ extension LiveSession {
         case classify(LiveClassification)
         case digits(LiveDigits)
         case faces(LiveFaces)
+        case text(LiveText)
 
         func collect(into statistics: LiveStatistics, counts: (received: Int, dropped: Int)) {
             switch self {
@@ -200,6 +210,7 @@ extension LiveSession {
                 statistics.collect(received: counts.received, dropped: counts.dropped, classification: classification)
             case .digits(let digits): statistics.collect(received: counts.received, dropped: counts.dropped, digits: digits)
             case .faces(let faces): statistics.collect(received: counts.received, dropped: counts.dropped, faces: faces)
+            case .text(let text): statistics.collect(received: counts.received, dropped: counts.dropped, text: text)
             }
         }
 
@@ -209,6 +220,7 @@ extension LiveSession {
             case .classify(let classification): classification.finish()
             case .digits(let digits): digits.finish()
             case .faces(let faces): faces.finish()
+            case .text(let text): text.finish()
             }
         }
     }
@@ -218,7 +230,7 @@ extension LiveSession {
     /// is loaded.
     func makeMode() throws -> Mode {
         if command.facesMode { return .faces(try makeFaces()) }
-        guard command.classify || command.digits else {
+        guard command.classify || command.digits || command.text else {
             let stylizer = try command.deviceOptions.makeStylizer()
             let pipeline = LivePipeline(options: options, stylizer: stylizer, detector: try command.deviceOptions.makeDetector(),
                                         tracker: QuadTracker(options: .blurTolerant),
@@ -232,6 +244,7 @@ extension LiveSession {
             throw CommandFailure(message: "\(error)")
         }
         if command.digits { return .digits(try makeDigits(renderer: renderer)) }
+        if command.text { return .text(try makeText(renderer: renderer)) }
         let classifier = try ClassifierSetup.make(model: command.model, labels: command.labels, device: command.deviceOptions.choice)
         var classifyOptions = LiveClassificationOptions()
         classifyOptions.lockstep = options.lockstep
@@ -256,6 +269,24 @@ extension LiveSession {
         var digitsOptions = LiveDigitsOptions()
         digitsOptions.lockstep = options.lockstep
         return LiveDigits(options: digitsOptions, renderer: renderer, reader: reader)
+    }
+}
+
+extension LiveSession {
+    /// `--text`: the text reader as `gpustyle text` makes it (both networks on the chosen
+    /// device), on its own thread.
+    func makeText(renderer: TextRenderer) throws -> LiveText {
+        let reader: TextReader
+        do {
+            reader = try TextReader(backend: command.deviceOptions.choice.backend(convolutions: []))
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(message: "the text models: \(error)", status: 1)  // the binary's models: not the user's fault
+        }
+        var textOptions = LiveTextOptions()
+        textOptions.lockstep = options.lockstep
+        return LiveText(options: textOptions, renderer: renderer, reader: reader)
     }
 }
 
@@ -323,6 +354,23 @@ final class QuadLog {
         }.joined(separator: ",")
         try file.write(Data(("{\"frame\":\(report.index),\"notes\":[\(notes)],\"lost\":\(report.lost),"
             + "\"sceneCut\":\(report.sceneCut)}\n").utf8))
+    }
+
+    /// `--text`: `{"frame", "lines": [{"id", "reading", "age", "quad", "score", "confidence",
+    /// "string", "characters": [{"quad", "character"}]}], "lost", "sceneCut", "reading"}`, the
+    /// lines drawn on the frame where they were drawn (`gpustyle text --json`'s items, with the
+    /// line's id, the frame of the reading that last saw it and its age in seconds), and the
+    /// frame of the reading taken on this frame (null when none was).
+    func append(_ report: LiveTextReport) throws {
+        let items = TextReport.items(report.lines.map(\.line), detectOnly: false)
+        let lines = zip(report.lines, items).map { line, item in
+            item.merging(["id": line.id, "reading": line.readingIndex, "age": (line.age * 1000).rounded() / 1000]) { $1 }
+        }
+        let object: [String: Any] = ["frame": report.index, "lines": lines, "lost": report.lost, "sceneCut": report.sceneCut,
+                                     "reading": report.readingIndex.map { $0 as Any } ?? NSNull()]
+        var data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        data.append(0x0A)
+        try file.write(data)
     }
 
     /// `--faces`: `{"frame", "faces": [{"id", "confidence", "age", "box": [x, y, width, height],
