@@ -356,15 +356,18 @@ final class QuadLog {
             + "\"sceneCut\":\(report.sceneCut)}\n").utf8))
     }
 
-    /// `--text`: `{"frame", "lines": [{"id", "reading", "age", "quad", "score", "confidence",
-    /// "string", "characters": [{"quad", "character"}]}], "lost", "sceneCut", "reading"}`, the
-    /// lines drawn on the frame where they were drawn (`gpustyle text --json`'s items, with the
-    /// line's id, the frame of the reading that last saw it and its age in seconds), and the
-    /// frame of the reading taken on this frame (null when none was).
+    /// `--text`: `{"frame", "lines": [{"id", "reading", "age", "read", "quad", "score",
+    /// "confidence", "string", "characters": [{"quad", "character"}]}], "lost", "sceneCut",
+    /// "reading"}`, the lines drawn on the frame where they were drawn (`gpustyle text --json`'s
+    /// items, with the line's id, the frame of the reading that last saw it, its age in seconds
+    /// and the line's quad as read on that frame), and the frame of the reading taken on this
+    /// frame (null when none was).
     func append(_ report: LiveTextReport) throws {
+        func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
         let items = TextReport.items(report.lines.map(\.line), detectOnly: false)
         let lines = zip(report.lines, items).map { line, item in
-            item.merging(["id": line.id, "reading": line.readingIndex, "age": (line.age * 1000).rounded() / 1000]) { $1 }
+            item.merging(["id": line.id, "reading": line.readingIndex, "age": rounded(line.age),
+                          "read": line.readQuad.corners.map { [rounded($0.x), rounded($0.y)] }]) { $1 }
         }
         let object: [String: Any] = ["frame": report.index, "lines": lines, "lost": report.lost, "sceneCut": report.sceneCut,
                                      "reading": report.readingIndex.map { $0 as Any } ?? NSNull()]

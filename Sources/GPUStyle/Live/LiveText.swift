@@ -87,9 +87,11 @@ public struct LiveTextReport: Sendable {
         /// The line as drawn on this frame: its quad and characters' boxes where they are now,
         /// with the string, confidence and detection score of the reading that last saw it.
         public let line: TextLine
-        /// The frame of that reading, and how much older (video seconds) it is than this frame.
+        /// The frame of that reading, how much older (video seconds) it is than this frame, and
+        /// the line's quad as read there (in that frame's pixels: what tracking moved to `line`).
         public let readingIndex: Int
         public let age: Double
+        public let readQuad: Quad
         /// Where the string's label landed (nil when strings are not drawn).
         public let box: LabelBox?
     }
@@ -138,9 +140,11 @@ public final class LiveText {
         var anchor: Quad
         var region: Quad
         let tracker: QuadTracker
-        /// Video time and index of the frame of the last reading that saw the line.
+        /// Video time and index of the frame of the last reading that saw the line, and its quad
+        /// as read there.
         var confirmedAt: Double
         var readingIndex: Int
+        var readQuad: Quad
 
         /// The line where it is in the last frame: `line` through anchor -> region.
         var current: TextLine? { LiveText.moved(line, from: anchor, to: region) }
@@ -246,7 +250,8 @@ public final class LiveText {
                 box = LabelDrawing.draw(bitmap, on: &out, fullRange: fullRange, x: Int(corner.x.rounded()),
                                         y: Int(corner.y.rounded()) - height - 2, style: style)
             }
-            report.lines.append(.init(id: track.id, line: line, readingIndex: track.readingIndex, age: time - track.confirmedAt, box: box))
+            report.lines.append(.init(id: track.id, line: line, readingIndex: track.readingIndex, age: time - track.confirmedAt,
+                                      readQuad: track.readQuad, box: box))
         }
         return (out, report)
     }
@@ -283,9 +288,10 @@ public final class LiveText {
                 tracks[slot].region = region
                 tracks[slot].confirmedAt = outcome.time
                 tracks[slot].readingIndex = outcome.index
+                tracks[slot].readQuad = line.quad
             } else {
                 tracks.append(Track(id: nextID, line: carried, anchor: region, region: region, tracker: tracker,
-                                    confirmedAt: outcome.time, readingIndex: outcome.index))
+                                    confirmedAt: outcome.time, readingIndex: outcome.index, readQuad: line.quad))
                 matched.insert(tracks.count - 1)
                 nextID += 1
             }
