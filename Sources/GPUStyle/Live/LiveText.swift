@@ -18,19 +18,27 @@ public struct LiveTextOptions: Sendable {
     public var sceneCut: Float = 20
     /// The reader's settings (`gpustyle text`'s defaults).
     public var reading = TextReader.Options()
-    /// Each line's tracker, and the one carrying a reading from its frame to the current one:
-    /// the default checks, on the frame's own pixels up to 1280x720 (the default working image
-    /// is half that size at 640x360, where strokes of small text are a pixel wide: on
-    /// Fixtures/live-text 13-37 of 30-45 points per line failed the forward-backward or
-    /// correlation check while the sign barely moved, and two of its three lines were lost
-    /// 16-26 times in 78 frames; on the frame's pixels, none before the fast pan), and five
-    /// pyramid levels (about 70 px of reach, for carrying a reading over the half second it
-    /// took). A line blurred beyond the checks by a fast pan is dropped: drawn nowhere rather
-    /// than somewhere wrong. The blur-tolerant checks kept lines no longer on that clip.
+    /// Each line's tracker: the default checks, on the frame's own pixels up to 1280x720 (the
+    /// default working image is half that size at 640x360, where strokes of small text are a
+    /// pixel wide: on Fixtures/live-text 13-37 of 30-45 points per line failed the
+    /// forward-backward or correlation check while the sign barely moved, and two of its three
+    /// lines were lost 16-26 times in 78 frames; on the frame's pixels, none before the fast
+    /// pan). A line blurred beyond the checks by a fast pan is dropped: drawn nowhere rather than
+    /// somewhere wrong (the blur-tolerant checks kept lines no longer on that clip). Four levels
+    /// follow about 35 px a frame; on that clip three and five levels gave the same errors until
+    /// the pan, five took 14 ms a frame for the three lines at 720p against 11 (lockstep, CPU).
     public var tracker: QuadTrackerOptions = {
         var options = QuadTrackerOptions()
         options.maximumWorkingPixels = 1280 * 720
-        options.pyramidLevels = 5
+        options.pyramidLevels = 4
+        return options
+    }()
+    /// The tracker carrying a reading's new lines from its frame to the current one: the same,
+    /// with six levels (it runs once a reading, over the motion of the reading's time).
+    public var carrier: QuadTrackerOptions = {
+        var options = QuadTrackerOptions()
+        options.maximumWorkingPixels = 1280 * 720
+        options.pyramidLevels = 6
         return options
     }()
     /// Each line is tracked over its quad widened by this share of its height on every side: a
@@ -152,9 +160,16 @@ public final class LiveText {
 
     private var tracks: [Track] = []
     private var nextID = 0
-    /// Carries a reading's lines from their frame to the current one.
+    /// Carries a reading's new lines from their frame to the current one.
     private let carrier: QuadTracker
+    /// The scene's motion since the frame handed to the reader (the whole frame carried along,
+    /// frame by frame, while the reading runs): where a new line's search starts.
+    private let scene = CoastingQuad(scene: QuadTracker(options: CoastingQuad.sceneTrackerOptions))
+    private let warper = CPUPerspectiveWarper()
     private var lastStart = -Double.infinity
+    /// The frame handed to the reader last, and where each tracked line (its id, region and
+    /// quad) was in it: a reading of that frame is carried through these tracks' own motion.
+    private var submitted: (index: Int, tracks: [(id: Int, region: Quad, quad: Quad)])?
     private var lastSignature: SceneSignature?
     /// Readings made on frames before this one are from another scene.
     private var sceneStart = 0
@@ -169,7 +184,7 @@ public final class LiveText {
                 read: @escaping @Sendable (Image) throws -> [TextLine]) {
         self.options = options
         self.renderer = renderer
-        carrier = QuadTracker(options: options.tracker)
+        carrier = QuadTracker(options: options.carrier)
         stage = AsyncStage(name: "text") { job in
             do {
                 let image = YUVConversion.image(from: job.frame, fullRange: job.fullRange)
@@ -208,12 +223,15 @@ public final class LiveText {
             kept.append(track)
         }
         tracks = kept
-        if !tracks.isEmpty { trackingTimes.append(MonotonicClock.seconds() - start) }
+        if scene.quad != nil { _ = scene.advance(grey) }
+        if !tracks.isEmpty || scene.quad != nil { trackingTimes.append(MonotonicClock.seconds() - start) }
         take(grey, index: index, report: &report)
         // A millisecond of slack: at 30 fps, frame 15's time (15 / 30) is a hair under 0.5.
         if time - lastStart >= options.interval - 0.001 {
             if stage.submit(TextJob(frame: frame, grey: grey, fullRange: fullRange, index: index, time: time)) {
                 lastStart = time
+                submitted = (index, tracks.compactMap { track in track.current.map { (track.id, track.region, $0.quad) } })
+                if !options.lockstep { scene.start(from: CoastingQuad.whole(grey), motion: nil, in: grey) }
             }
             if options.lockstep {
                 stage.waitUntilIdle()
@@ -267,12 +285,19 @@ public final class LiveText {
         report.readingIndex = outcome.index
         let largest = outcome.lines.indices.sorted { abs(outcome.lines[$0].quad.area) > abs(outcome.lines[$1].quad.area) }
             .prefix(options.maximumLines).sorted()
+        let ours = submitted?.index == outcome.index
+        let snapshot = ours ? submitted!.tracks : []
+        // The scene's motion from the reading's frame to this one, and the reading's frame warped
+        // by it (made when a new line needs it).
+        let sceneMotion = ours ? scene.quad.flatMap { try? Homography(from: CoastingQuad.whole(grey).corners, to: $0.corners) } : nil
+        scene.stop()
+        var aligned: Image?
         var matched = Set<Int>()
         for line in largest.map({ outcome.lines[$0] }) {
             guard !Self.touchesEdge(line.quad, width: grey.width, height: grey.height, margin: options.edgeMargin) else { continue }
             let seen = Self.region(of: line.quad, margin: options.trackingMargin)
-            guard let region = outcome.index == index ? seen : carry(seen, from: outcome.grey, to: grey),
-                  let carried = Self.moved(line, from: seen, to: region) else { continue }
+            guard let (region, carried) = carry(line, seen: seen, from: outcome, snapshot: snapshot, sceneMotion: sceneMotion,
+                                                aligned: &aligned, to: grey, index: index) else { continue }
             let slot = tracks.indices.first { !matched.contains($0) && tracks[$0].current.map { Self.overlap($0.quad, carried.quad) } == true }
             guard slot != nil || tracks.count < options.maximumLines else { continue }
             let tracker = slot.map { tracks[$0].tracker } ?? QuadTracker(options: options.tracker)
@@ -300,12 +325,37 @@ public final class LiveText {
         tracks.removeAll { $0.confirmedAt == -.infinity }
     }
 
-    /// A quad from an older frame, moved to the current one by tracking it there; nil when it
-    /// cannot be followed (it left the view, or the scene changed).
-    private func carry(_ quad: Quad, from older: Image, to frame: Image) -> Quad? {
-        carrier.reset(to: quad, in: older)
+    /// A line read on an older frame (its tracked region there: `seen`), moved to the current
+    /// one. A reading of 720p video is a second or more old on a busy machine, and the text can
+    /// be 100 px away and turned by then: too far for one tracking step (a reading held 1.7 s on
+    /// Fixtures/live-text, the text 82 px away and turned 5 degrees: tracked straight from its
+    /// frame, one line of three was lost; `LiveTextTests`). So: through the motion of the
+    /// tracked line it overlapped there, which has followed it frame by frame since;
+    /// else (new text) by tracking it into this frame from the reading's frame warped by the
+    /// scene's motion since (`CoastingQuad`, as `LivePipeline` relocates a picture), so that the
+    /// tracker only corrects what the scene's motion got wrong; without that motion, from the
+    /// reading's frame itself. Nil when it cannot be followed (it left the view, the scene
+    /// changed, it moved too far).
+    private func carry(_ line: TextLine, seen: Quad, from outcome: TextOutcome, snapshot: [(id: Int, region: Quad, quad: Quad)],
+                       sceneMotion: Homography?, aligned: inout Image?, to frame: Image, index: Int) -> (region: Quad, line: TextLine)? {
+        if outcome.index == index { return (seen, line) }
+        if let then = snapshot.first(where: { Self.overlap($0.quad, line.quad) }),
+           let now = tracks.first(where: { $0.id == then.id }),
+           let motion = try? Homography(from: then.region.corners, to: now.region.corners),
+           let region = motion.apply(seen), let moved = Self.moved(line, from: seen, to: region) {
+            return (region, moved)
+        }
+        var start = (quad: seen, image: outcome.grey)
+        if let sceneMotion, let predicted = sceneMotion.apply(seen) {
+            if aligned == nil {
+                aligned = try? warper.warp(outcome.grey, outputToSource: sceneMotion.inverse, width: frame.width, height: frame.height)
+            }
+            if let aligned { start = (predicted, aligned) }
+        }
+        carrier.reset(to: start.quad, in: start.image)
         defer { carrier.clear() }
-        return carrier.track(frame)?.quad
+        guard let region = carrier.track(frame)?.quad, let moved = Self.moved(line, from: seen, to: region) else { return nil }
+        return (region, moved)
     }
 
     /// Whether `quad` has a corner within `margin` of the edge of a `width` x `height` frame
