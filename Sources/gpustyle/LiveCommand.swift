@@ -33,11 +33,11 @@ struct LiveCommand: ParsableCommand {
           gpustyle live --camera /dev/video0 --digits --stats | ffplay -
 
         --text finds and reads the text lines in view instead (as `gpustyle
-        text` does; a reading of a 720p frame takes about half a second on the
+        text` does; a reading of a 720p frame takes over half a second on the
         CPU, so two a second at most), tracks each line in the frames in
         between and draws its box (blue), its characters' boxes (green) and
         the string read where the line is now. A line is drawn only while it
-        is tracked and a reading at most 2 s old has seen it: text that
+        is tracked and a reading at most 3 s old has seen it: text that
         leaves the view goes with it. With --quad-log, one JSON line per
         frame lists the lines drawn (as `gpustyle text --json`, with ids).
           gpustyle live --camera /dev/video0 --text --stats | ffplay -

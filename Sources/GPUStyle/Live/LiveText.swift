@@ -8,11 +8,12 @@ public struct LiveTextOptions: Sendable {
     public var interval = 0.5
     /// A line is drawn only while a reading made on a frame at most this much earlier (video
     /// seconds) has seen it there. The trackers carry the lines between readings; a line that
-    /// no reading has confirmed for this long (it was covered or changed while its tracker held
-    /// on, or it was never text) is dropped. With readings back to back, a drawn line's reading
-    /// is normally one or two readings old (up to about 1 s at 720p); 2 s tolerates one missed
-    /// or slowed reading.
-    public var maximumAge = 2.0
+    /// no reading has confirmed for this long (its text changed, or it went out of sight while
+    /// its tracker held on) is dropped. A drawn line's reading is up to two readings old (the
+    /// next one is under way), and a reading of a 1280x720 frame took 0.6-0.7 s alone on this
+    /// 2-core machine and 1.1-1.5 s while other work shared it: with 2 s, lines of a 720p run
+    /// went out for want of a reading; 3 s holds them through one slow reading.
+    public var maximumAge = 3.0
     /// All lines are dropped when the frame's `SceneSignature` is further than this (luma
     /// levels) from the previous frame's: a cut (as `LiveDigitsOptions.sceneCut`).
     public var sceneCut: Float = 20
