@@ -3,16 +3,16 @@ import Foundation
 /// How `LiveText` reads the text in a video.
 public struct LiveTextOptions: Sendable {
     /// Shortest time between two readings (video seconds). A reading of a 640x360 frame takes
-    /// about 0.2-0.3 s on one core of the CPU path and of a 1280x720 frame 0.5-0.8 s (docs/live.md),
-    /// so the reader mostly runs back to back, on the newest frame, never queued.
+    /// 0.34-0.55 s on the stage's one core of the CPU path, of a 1280x720 frame 0.7-0.95 s
+    /// (docs/live.md), so the reader mostly runs back to back, on the newest frame, never queued.
     public var interval = 0.5
     /// A line is drawn only while a reading made on a frame at most this much earlier (video
     /// seconds) has seen it there. The trackers carry the lines between readings; a line that
     /// no reading has confirmed for this long (its text changed, or it went out of sight while
     /// its tracker held on) is dropped. A drawn line's reading is up to two readings old (the
-    /// next one is under way), and a reading of a 1280x720 frame took 0.6-0.7 s alone on this
-    /// 2-core machine and 1.1-1.5 s while other work shared it: with 2 s, lines of a 720p run
-    /// went out for want of a reading; 3 s holds them through one slow reading.
+    /// next one is under way), and a reading of a 1280x720 frame took 0.7 s in lockstep on this
+    /// 2-core machine and 0.8-1.5 s in real time while other work shared it: with 2 s, lines of a
+    /// 720p run went out for want of a reading; 3 s holds them through one slow reading.
     public var maximumAge = 3.0
     /// All lines are dropped when the frame's `SceneSignature` is further than this (luma
     /// levels) from the previous frame's: a cut (as `LiveDigitsOptions.sceneCut`).
@@ -49,7 +49,7 @@ public struct LiveTextOptions: Sendable {
     /// line's quad is long and thin, and the margin (the sign or page around the text) gives
     /// the motion fit points across the line as well as along it. On Fixtures/live-text (each
     /// line tracked from frame 0 to where it left the view, restarted where it failed), mean
-    /// corner error 0.07-0.14 px per line with 1, 0.16-0.32 px with 0.5.
+    /// corner error 0.07-0.14 px per line with 1, 0.16-0.32 px with 0.5 (five levels then).
     public var trackingMargin = 1.0
     /// A line with a corner within this many pixels of the frame's edge is not taken from a
     /// reading: it is most likely cut by the edge, and what was read is a part of it (on
@@ -132,16 +132,22 @@ public struct LiveTextReport: Sendable {
 /// left the frame, was covered, was blurred beyond the tracker) is dropped at once. The line's
 /// quad and characters are drawn through the homography that takes the tracked region from
 /// where the reading saw it to where it is now. A finished reading is carried from its (older)
-/// frame to the current one by tracking each line's region there (a line that cannot be
-/// carried is not taken), then replaces the tracked lines: a line overlapping a tracked one
-/// (each one's centre inside the other) takes over its id and restarts its tracker, so labels
-/// do not flicker; other lines start new tracks. A tracked line no reading saw stays until
-/// `maximumAge` after the last reading that saw it. Drawn as `gpustyle text --overlay` draws:
-/// line quads blue, character boxes green, the string in a label above the line's top-left
-/// corner (FreeType, as `LiveDigits`' labels).
+/// frame to the current one (`carry`: through the motion of the track of a line it saw again,
+/// or for new text by tracking from its frame warped by the scene's motion since; a line that
+/// cannot be carried is not taken, nor one cut by the frame's edge), then replaces the tracked
+/// lines: a line overlapping a tracked one (each one's centre inside the other) takes over its
+/// id and restarts its tracker, so labels do not flicker; other lines start new tracks. A
+/// tracked line no reading saw stays until `maximumAge` after the last reading that saw it;
+/// all go on a scene cut. Drawn as `gpustyle text --overlay` draws: line quads blue, character
+/// boxes green, the string in a label above the line's top-left corner (FreeType, as
+/// `LiveDigits`' labels).
 ///
-/// Measured in docs/live.md ("Text on live video"): reading rate, corner error of the drawn
-/// quads against the truth of tools/make_text_video.py's clip, and frame times.
+/// Measured (docs/live.md, "Text on live video"; `tools/evaluate_live_text.py`, CPU path, this
+/// 2-core Xeon under load): readings of 640x360 frames 0.34-0.55 s, about two a second, of
+/// 1280x720 frames 0.7-0.95 s; tracking the three lines of Fixtures/live-text 4.4-7.8 ms a frame
+/// at 640x360, 7.6-14.9 ms at 720p; the drawn quads within 0.05-0.07 px on average (0.15 px at
+/// most) of where the truth moves each reading while the sign pans, zooms and rolls; nothing
+/// drawn after the text left the view.
 public final class LiveText {
     public let options: LiveTextOptions
     public let stage: AsyncStage<TextJob, TextOutcome>
