@@ -1,14 +1,15 @@
 import XCTest
 @testable import GPUStyle
 
-/// GELU fused into the CPU convolutions' epilogues (GS_VGELU, vectorised with its own exp) on
+/// GELU and sigmoid fused into the CPU convolutions' epilogues (GS_VGELU and GS_VEXP: vectorised
+/// with their own exp) on
 /// every path that applies it: the GEMM micro-kernel (whole and partial tiles), the depthwise
 /// planes and the small-map kernel (channel blocks of 16; the fused inverted residual blocks use
 /// the same epilogues: TextModelParityTests), on every instruction set, against GELU in double precision and against the `activation`
 /// step (the scalar formula), over values from -60 to 60 (exp(-x^2 / 2) underflows beyond 13.2)
 /// and zeros, tiny and huge ones. (A NaN input would reach every output of its pixel through
 /// the zero weights.)
-final class GeluEpilogueTests: XCTestCase {
+final class VectorActivationTests: XCTestCase {
     static let gelu = NetworkGraph.ActivationFunction(.gelu)
 
     /// -60...60 in uneven steps after zeros, tiny and huge values.
@@ -41,15 +42,17 @@ final class GeluEpilogueTests: XCTestCase {
         return GraphOps.read(pool, outRegion)
     }
 
-    /// A 1x1 convolution that copies its channels (weights the identity, no bias) with GELU.
-    func pointwise(channels: Int, inChannels: Int, height: Int, width: Int) throws -> (out: [Float], expected: [Float]) {
+    /// A 1x1 convolution that copies its channels (weights the identity, no bias) with GELU (or
+    /// `activation`).
+    func pointwise(channels: Int, inChannels: Int, height: Int, width: Int,
+                   activation: NetworkGraph.ActivationFunction = gelu) throws -> (out: [Float], expected: [Float]) {
         let inShape = NetworkGraph.Shape(channels: inChannels, height: height, width: width)
         let outShape = NetworkGraph.Shape(channels: channels, height: height, width: width)
         let x = Self.values(inShape.elementCount)
         var weights = [Float](repeating: 0, count: channels * inChannels)
         for o in 0..<channels { weights[o * inChannels + o] = 1 }
         let out = try run({ .conv2d(.init(input: $0, output: $1, weights: 0, bias: nil, kernelHeight: 1, kernelWidth: 1,
-                                          strideY: 1, strideX: 1, padding: .zero, groups: 1, activation: Self.gelu)) },
+                                          strideY: 1, strideX: 1, padding: .zero, groups: 1, activation: activation)) },
                           input: x, inShape: inShape, outShape: outShape, constants: [weights])
         return (out, Array(x.prefix(outShape.elementCount)))
     }
@@ -89,6 +92,20 @@ final class GeluEpilogueTests: XCTestCase {
                                  input: x, inShape: shape, outShape: shape, constants: [])
             for (i, (a, b)) in zip(fused, scalar).enumerated() {
                 XCTAssertLessThanOrEqual(abs(a - b), 1e-6 * (1 + abs(x[i])), "\(isa): GELU(\(x[i])) fused \(a), scalar \(b)")
+            }
+        }
+    }
+
+    /// Sigmoid (the text detector's last layer) within 2e-7 of 1 / (1 + e^-x) on every path.
+    func testSigmoid() throws {
+        try InstructionSet.forEachSupported { isa in
+            for (channels, inChannels, height, width) in [(16, 16, 20, 20), (11, 11, 19, 7), (40, 256, 7, 7)] {
+                let (out, x) = try pointwise(channels: channels, inChannels: inChannels, height: height, width: width,
+                                             activation: .init(.sigmoid))
+                for (y, v) in zip(out, x) {
+                    let expected = 1 / (1 + exp(-Double(v)))
+                    XCTAssertLessThanOrEqual(abs(Double(y) - expected), 2e-7, "\(isa) 1x1 \(inChannels)->\(channels): sigmoid(\(v)) = \(y)")
+                }
             }
         }
     }
