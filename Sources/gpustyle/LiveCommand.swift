@@ -32,6 +32,16 @@ struct LiveCommand: ParsableCommand {
         lists the notes drawn.
           gpustyle live --camera /dev/video0 --digits --stats | ffplay -
 
+        --text finds and reads the text lines in view instead (as `gpustyle
+        text` does; a reading of a 720p frame takes about half a second on the
+        CPU, so two a second at most), tracks each line in the frames in
+        between and draws its box (blue), its characters' boxes (green) and
+        the string read where the line is now. A line is drawn only while it
+        is tracked and a reading at most 2 s old has seen it: text that
+        leaves the view goes with it. With --quad-log, one JSON line per
+        frame lists the lines drawn (as `gpustyle text --json`, with ids).
+          gpustyle live --camera /dev/video0 --text --stats | ffplay -
+
         --faces finds the faces (as `gpustyle faces`, at most about three
         times a second) and follows each one frame by frame with the face
         mesh, drawing its box and the regions' outlines; --mask REGION=IMAGE
@@ -61,6 +71,9 @@ struct LiveCommand: ParsableCommand {
     @Flag(help: "Read the digit on each sticky note in view and draw it on the note, following the note, instead of restyling a picture.")
     var digits = false
 
+    @Flag(help: "Find and read the text lines in view and draw each one's box, characters and string on it, following the text, instead of restyling a picture.")
+    var text = false
+
     @Flag(help: "Find and follow the faces; draw each one's box and region outlines (or, with --mask, the mask images) instead of restyling a picture.")
     var faces = false
 
@@ -72,7 +85,7 @@ struct LiveCommand: ParsableCommand {
                                valueName: "min-cutoff,beta|off"))
     var smoothing: String?
 
-    @Option(help: ArgumentHelp("With --classify or --digits: the labels' font (TrueType or OpenType; default DejaVu Sans).", valueName: "file"))
+    @Option(help: ArgumentHelp("With --classify, --digits or --text: the labels' font (TrueType or OpenType; default DejaVu Sans).", valueName: "file"))
     var font: String?
 
     @Option(help: ArgumentHelp("With --classify: this classifier instead of the built-in one (as gpustyle classify --model).", valueName: "file"))
@@ -125,7 +138,8 @@ struct LiveCommand: ParsableCommand {
         guard (StyleNetwork.minimumInputSide...4096).contains(stylizeSize) else {
             throw ValidationError("--stylize-size must be between \(StyleNetwork.minimumInputSide) and 4096")
         }
-        let modes = [("--classify", classify), ("--digits", digits), (mask.isEmpty ? "--faces" : "--mask", facesMode)].filter(\.1)
+        let modes = [("--classify", classify), ("--digits", digits), ("--text", text),
+                     (mask.isEmpty ? "--faces" : "--mask", facesMode)].filter(\.1)
         if modes.count > 1 { throw ValidationError("\(modes[0].0) and \(modes[1].0) are different modes: give one") }
         _ = try FaceMaskArguments.parse(mask)
         if let smoothing {
@@ -136,7 +150,7 @@ struct LiveCommand: ParsableCommand {
             let name = mask.isEmpty ? "--faces" : "--mask"
             if fullFrame { throw ValidationError("\(name) and --full-frame are different modes: give one") }
             if cycle != nil { throw ValidationError("--cycle restyles a picture; \(name) does not stylize") }
-            if font != nil || model != nil { throw ValidationError("--font and --model are options of --classify and --digits") }
+            if font != nil || model != nil { throw ValidationError("--font and --model are options of --classify, --digits and --text") }
         } else if classify {
             if fullFrame { throw ValidationError("--classify and --full-frame are different modes: give one") }
             if cycle != nil { throw ValidationError("--cycle restyles a picture; --classify does not stylize") }
@@ -145,8 +159,12 @@ struct LiveCommand: ParsableCommand {
             if fullFrame { throw ValidationError("--digits and --full-frame are different modes: give one") }
             if cycle != nil { throw ValidationError("--cycle restyles a picture; --digits does not stylize") }
             if model != nil { throw ValidationError("--model is an option of --classify; --digits has its own classifier") }
+        } else if text {
+            if fullFrame { throw ValidationError("--text and --full-frame are different modes: give one") }
+            if cycle != nil { throw ValidationError("--cycle restyles a picture; --text does not stylize") }
+            if model != nil { throw ValidationError("--model is an option of --classify; --text has its own reader") }
         } else if font != nil || model != nil {
-            throw ValidationError("--font is an option of --classify and --digits, --model of --classify")
+            throw ValidationError("--font is an option of --classify, --digits and --text, --model of --classify")
         }
         if labels != nil && model == nil { throw ValidationError("--labels names the classes of --model; the built-in model has its own") }
         if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1") }

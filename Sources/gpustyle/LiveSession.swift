@@ -62,14 +62,16 @@ final class LiveSession {
         let source = try openSource()
         let header = source.reader.header
         // The classifier resizes any frame to its input; the style network has a minimum size.
-        if !command.classify && !command.digits && !command.facesMode { try Stylizer.validate(width: header.width, height: header.height) }
+        if !command.classify && !command.digits && !command.text && !command.facesMode {
+            try Stylizer.validate(width: header.width, height: header.height)
+        }
         let mode = try makeMode()
         // --classify converts only the frames it classifies, on the classification's thread (the
         // CPU kernel). Under auto a GPU failure switches to the CPU kernel for good
         // (FallbackFrameConverter).
-        // --digits converts the frames it reads in the same way.
+        // --digits and --text convert the frames they read in the same way.
         // --faces converts each frame for the mesh, and each frame it detects on, in the same way.
-        let converter: FrameConverter = command.classify || command.digits || command.facesMode ? CPUFrameConverter()
+        let converter: FrameConverter = command.classify || command.digits || command.text || command.facesMode ? CPUFrameConverter()
             : try command.deviceOptions.choose("colour conversion", name: \.name, ComputeChoice<FrameConverter>.choose)
         func convert(_ frame: YUVFrame) throws -> Image {
             try converter.image(from: frame, fullRange: header.fullRange)
@@ -110,6 +112,7 @@ final class LiveSession {
                     var pictureReport: LiveFrameReport?
                     var notesReport: LiveDigitsReport?
                     var facesReport: LiveFacesReport?
+                    var textReport: LiveTextReport?
                     switch mode {
                     case .picture(let pipeline):
                         let (shown, report) = try pipeline.process(try convert(frame), index: index, time: time)
@@ -131,6 +134,11 @@ final class LiveSession {
                         drawn = !report.faces.isEmpty
                         out = drawnFrame
                         facesReport = report
+                    case .text(let text):
+                        let (drawnFrame, report) = try text.process(frame, index: index, time: time, fullRange: header.fullRange)
+                        drawn = !report.lines.isEmpty
+                        out = drawnFrame
+                        textReport = report
                     }
                     do {
                         try writer.write(out)
@@ -142,6 +150,7 @@ final class LiveSession {
                     if let pictureReport { try log?.append(pictureReport, latency: latency) }
                     if let notesReport { try log?.append(notesReport) }
                     if let facesReport { try log?.append(facesReport) }
+                    if let textReport { try log?.append(textReport) }
                     statistics.frameDone(latency: latency, overlaid: drawn)
                 } catch is Y4MWriter.ClosedError {
                     break loop  // the viewer went away: stop cleanly
@@ -154,8 +163,16 @@ final class LiveSession {
             if command.stats, let line = statistics.line() { printToStandardError(line) }
         }
         mailbox.close()
-        source.ffmpeg?.process.terminate()
-        _ = source.ffmpeg?.finish()
+        if let ffmpeg = source.ffmpeg {
+            ffmpeg.process.terminate()
+            // Stopped early (--max-frames, Ctrl-C, an error) with --pace all or lockstep, ffmpeg
+            // is decoding ahead, blocked writing into a full pipe: SIGTERM ends it only once that
+            // write returns (it restarts), so what it writes is read and dropped until it exits.
+            // The mailbox's thread reads at most one more frame first; then the pipe is ours.
+            mailbox.waitUntilFinished()
+            Self.drain(ffmpeg.pipe.fileHandleForReading.fileDescriptor)
+            _ = ffmpeg.finish()
+        }
         mode.finish()
         mode.collect(into: statistics, counts: mailbox.counts)
         printToStandardError(statistics.summary())
@@ -166,12 +183,25 @@ final class LiveSession {
 }
 
 extension LiveSession {
+    /// Reads `descriptor` to its end, dropping the bytes.
+    static func drain(_ descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 || (count < 0 && errno == EINTR) { continue }
+            return
+        }
+    }
+}
+
+extension LiveSession {
     /// What the frames go through: the picture on the wall restyled, or the scene classified.
     enum Mode {
         case picture(LivePipeline)
         case classify(LiveClassification)
         case digits(LiveDigits)
         case faces(LiveFaces)
+        case text(LiveText)
 
         func collect(into statistics: LiveStatistics, counts: (received: Int, dropped: Int)) {
             switch self {
@@ -180,6 +210,7 @@ extension LiveSession {
                 statistics.collect(received: counts.received, dropped: counts.dropped, classification: classification)
             case .digits(let digits): statistics.collect(received: counts.received, dropped: counts.dropped, digits: digits)
             case .faces(let faces): statistics.collect(received: counts.received, dropped: counts.dropped, faces: faces)
+            case .text(let text): statistics.collect(received: counts.received, dropped: counts.dropped, text: text)
             }
         }
 
@@ -189,6 +220,7 @@ extension LiveSession {
             case .classify(let classification): classification.finish()
             case .digits(let digits): digits.finish()
             case .faces(let faces): faces.finish()
+            case .text(let text): text.finish()
             }
         }
     }
@@ -198,7 +230,7 @@ extension LiveSession {
     /// is loaded.
     func makeMode() throws -> Mode {
         if command.facesMode { return .faces(try makeFaces()) }
-        guard command.classify || command.digits else {
+        guard command.classify || command.digits || command.text else {
             let stylizer = try command.deviceOptions.makeStylizer()
             let pipeline = LivePipeline(options: options, stylizer: stylizer, detector: try command.deviceOptions.makeDetector(),
                                         tracker: QuadTracker(options: .blurTolerant),
@@ -212,6 +244,7 @@ extension LiveSession {
             throw CommandFailure(message: "\(error)")
         }
         if command.digits { return .digits(try makeDigits(renderer: renderer)) }
+        if command.text { return .text(try makeText(renderer: renderer)) }
         let classifier = try ClassifierSetup.make(model: command.model, labels: command.labels, device: command.deviceOptions.choice)
         var classifyOptions = LiveClassificationOptions()
         classifyOptions.lockstep = options.lockstep
@@ -236,6 +269,24 @@ extension LiveSession {
         var digitsOptions = LiveDigitsOptions()
         digitsOptions.lockstep = options.lockstep
         return LiveDigits(options: digitsOptions, renderer: renderer, reader: reader)
+    }
+}
+
+extension LiveSession {
+    /// `--text`: the text reader as `gpustyle text` makes it (both networks on the chosen
+    /// device), on its own thread.
+    func makeText(renderer: TextRenderer) throws -> LiveText {
+        let reader: TextReader
+        do {
+            reader = try TextReader(backend: command.deviceOptions.choice.backend(convolutions: []))
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(message: "the text models: \(error)", status: 1)  // the binary's models: not the user's fault
+        }
+        var textOptions = LiveTextOptions()
+        textOptions.lockstep = options.lockstep
+        return LiveText(options: textOptions, renderer: renderer, reader: reader)
     }
 }
 
@@ -303,6 +354,26 @@ final class QuadLog {
         }.joined(separator: ",")
         try file.write(Data(("{\"frame\":\(report.index),\"notes\":[\(notes)],\"lost\":\(report.lost),"
             + "\"sceneCut\":\(report.sceneCut)}\n").utf8))
+    }
+
+    /// `--text`: `{"frame", "lines": [{"id", "reading", "age", "read", "quad", "score",
+    /// "confidence", "string", "characters": [{"quad", "character"}]}], "lost", "sceneCut",
+    /// "reading"}`, the lines drawn on the frame where they were drawn (`gpustyle text --json`'s
+    /// items, with the line's id, the frame of the reading that last saw it, its age in seconds
+    /// and the line's quad as read on that frame), and the frame of the reading taken on this
+    /// frame (null when none was).
+    func append(_ report: LiveTextReport) throws {
+        func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+        let items = TextReport.items(report.lines.map(\.line), detectOnly: false)
+        let lines = zip(report.lines, items).map { line, item in
+            item.merging(["id": line.id, "reading": line.readingIndex, "age": rounded(line.age),
+                          "read": line.readQuad.corners.map { [rounded($0.x), rounded($0.y)] }]) { $1 }
+        }
+        let object: [String: Any] = ["frame": report.index, "lines": lines, "lost": report.lost, "sceneCut": report.sceneCut,
+                                     "reading": report.readingIndex.map { $0 as Any } ?? NSNull()]
+        var data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        data.append(0x0A)
+        try file.write(data)
     }
 
     /// `--faces`: `{"frame", "faces": [{"id", "confidence", "age", "box": [x, y, width, height],

@@ -40,18 +40,22 @@ public enum QuadOverlay {
 
 extension QuadOverlay {
     /// Draws quads' outlines in white on a Y4M frame of either range, in place (`gpustyle live
-    /// --digits`): luma at the range's white, the chroma samples under the line made grey.
-    public static func draw(_ quads: [Quad], on frame: inout YUVFrame, fullRange: Bool, thickness: Int = 3) {
-        draw(quads.map { (points: $0.corners, closed: true) }, on: &frame, fullRange: fullRange, thickness: thickness)
+    /// --digits`): luma at the range's white, the chroma samples under the line made grey; or in
+    /// `color` (red, green, blue in [0, 1]: `gpustyle live --text`'s blue lines and green
+    /// characters, as `TextReport.overlay`).
+    public static func draw(_ quads: [Quad], on frame: inout YUVFrame, fullRange: Bool, thickness: Int = 3,
+                            color: (Float, Float, Float)? = nil) {
+        draw(quads.map { (points: $0.corners, closed: true) }, on: &frame, fullRange: fullRange, thickness: thickness, color: color)
     }
 
-    /// Draws polylines (joined back to their first point when `closed`) in white on a Y4M frame,
-    /// as the quads above (`gpustyle live --faces`: the face regions' outlines). Points are in
-    /// the quads' convention: pixel (i, j) centred on (i, j).
+    /// Draws polylines (joined back to their first point when `closed`) in white (or `color`) on
+    /// a Y4M frame, as the quads above (`gpustyle live --faces`: the face regions' outlines).
+    /// Points are in the quads' convention: pixel (i, j) centred on (i, j).
     public static func draw(_ polylines: [(points: [Point], closed: Bool)], on frame: inout YUVFrame, fullRange: Bool,
-                            thickness: Int) {
+                            thickness: Int, color: (Float, Float, Float)? = nil) {
         guard thickness > 0 else { return }
-        let white: UInt8 = fullRange ? 255 : 235
+        let ink = color.map { YUVConversion.codes(red: $0.0, green: $0.1, blue: $0.2, fullRange: fullRange) }
+            ?? (y: fullRange ? 255 : 235, u: 128, v: 128)
         let (fx, fy) = frame.chroma.factors
         let chromaWidth = (frame.width + fx - 1) / fx
         let hasChroma = !frame.u.isEmpty
@@ -65,11 +69,11 @@ extension QuadOverlay {
                         for dx in low...high {
                             let x = px + dx, y = py + dy
                             guard x >= 0, y >= 0, x < frame.width, y < frame.height else { continue }
-                            frame.y[y * frame.width + x] = white
+                            frame.y[y * frame.width + x] = ink.y
                             if hasChroma {
                                 let ci = (y / fy) * chromaWidth + x / fx
-                                frame.u[ci] = 128
-                                frame.v[ci] = 128
+                                frame.u[ci] = ink.u
+                                frame.v[ci] = ink.v
                             }
                         }
                     }

@@ -110,8 +110,8 @@ public final class AsyncStage<Job: Sendable, Output: Sendable>: @unchecked Senda
 }
 
 /// A stage's failure (a GPU that died with no fallback, a model that failed), reported by the
-/// frame loop of `LivePipeline`, `LiveClassification`, `LiveDigits` and `LiveFaces` on the next
-/// frame, prefixed with the stage's name.
+/// frame loop of `LivePipeline`, `LiveClassification`, `LiveDigits`, `LiveFaces` and `LiveText`
+/// on the next frame, prefixed with the stage's name.
 public struct LiveStageError: Error, CustomStringConvertible {
     public let description: String
 }

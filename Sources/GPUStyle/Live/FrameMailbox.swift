@@ -103,6 +103,12 @@ public final class FrameMailbox: @unchecked Sendable {
         condition.withLock { closed = true; condition.broadcast() }
     }
 
+    /// Waits until the reading thread has stopped (after `close`, it reads at most one more
+    /// frame; at the end of the stream or on an error it stops by itself).
+    public func waitUntilFinished() {
+        condition.withLock { while !finished { condition.wait() } }
+    }
+
     /// Frames read, and frames dropped because the queue was full.
     public var counts: (received: Int, dropped: Int) { condition.withLock { (received, dropped) } }
 }

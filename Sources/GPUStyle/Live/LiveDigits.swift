@@ -179,7 +179,7 @@ public final class LiveDigits {
     public func process(_ frame: YUVFrame, index: Int, time: Double, fullRange: Bool) throws -> (frame: YUVFrame, report: LiveDigitsReport) {
         if let stageError { throw LiveStageError(description: "digits: \(stageError)") }
         var report = LiveDigitsReport(index: index)
-        let grey = Self.grey(frame)
+        let grey = YUVConversion.grey(frame)
         let signature = SceneSignature(frame)
         if let lastSignature, signature.distance(to: lastSignature) > options.sceneCut {
             report.sceneCut = !tracks.isEmpty
@@ -275,25 +275,6 @@ public final class LiveDigits {
     /// The same note: each quad's centre lies inside the other.
     static func overlap(_ a: Quad, _ b: Quad) -> Bool {
         a.contains(b.centre, tolerance: 0) && b.contains(a.centre, tolerance: 0)
-    }
-
-    /// The frame's luma as a grey `Image`: all the trackers look at (the same for the frames the
-    /// notes are tracked in and the frames they are carried from).
-    static func grey(_ frame: YUVFrame) -> Image {
-        let n = frame.width * frame.height
-        var rgb = [Float](repeating: 0, count: 3 * n)
-        rgb.withUnsafeMutableBufferPointer { out in
-            frame.y.withUnsafeBufferPointer { y in
-                let scale: Float = 1 / 255
-                for i in 0..<n {
-                    let v = Float(y[i]) * scale
-                    out[i] = v
-                    out[n + i] = v
-                    out[2 * n + i] = v
-                }
-            }
-        }
-        return Image(width: frame.width, height: frame.height, rgb: rgb)
     }
 
     private func bitmap(for text: String, pixelSize: Int) throws -> TextBitmap {

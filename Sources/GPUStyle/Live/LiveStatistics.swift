@@ -93,6 +93,13 @@ public final class LiveStatistics {
         window.trackLatency += digits.harvestTrackingTimes()
     }
 
+    /// The same for a text run (`live --text`): readings count as classifications.
+    public func collect(received: Int, dropped: Int, text: LiveText) {
+        noun = "readings"
+        collectReads(received: received, dropped: dropped, text.stage.harvest())
+        window.trackLatency += text.harvestTrackingTimes()
+    }
+
     /// The same for a faces run (`live --faces`): detections count as classifications, the
     /// meshes' time per frame as tracking.
     public func collect(received: Int, dropped: Int, faces: LiveFaces) {

@@ -123,6 +123,36 @@ public enum YUVConversion {
         return YUVFrame(width: w, height: h, chroma: chroma, y: luma, u: mono ? [] : u, v: mono ? [] : v)
     }
 
+    /// The frame's luma as a grey `Image` (each channel the luma code / 255, whatever the range):
+    /// what the live trackers look at (`LiveDigits`, `LiveText`), the same for the frames things
+    /// are tracked in and the frames they are carried from.
+    static func grey(_ frame: YUVFrame) -> Image {
+        let n = frame.width * frame.height
+        var rgb = [Float](repeating: 0, count: 3 * n)
+        rgb.withUnsafeMutableBufferPointer { out in
+            frame.y.withUnsafeBufferPointer { y in
+                let scale: Float = 1 / 255
+                for i in 0..<n {
+                    let v = Float(y[i]) * scale
+                    out[i] = v
+                    out[n + i] = v
+                    out[2 * n + i] = v
+                }
+            }
+        }
+        return Image(width: frame.width, height: frame.height, rgb: rgb)
+    }
+
+    /// An RGB colour (components in [0, 1]) as Y, Cb, Cr codes of either range (BT.601, as
+    /// `frame(from:)` converts a pixel): for drawing in colour on a Y4M frame.
+    static func codes(red: Float, green: Float, blue: Float, fullRange: Bool) -> (y: UInt8, u: UInt8, v: UInt8) {
+        let levels = Levels(full: fullRange)
+        let e = kr * red + (1 - kr - kb) * green + kb * blue
+        return (quantize(levels.lumaOffset + e * levels.lumaScale),
+                quantize(128 + (blue - e) * levels.chromaScale / (2 * (1 - kb))),
+                quantize(128 + (red - e) * levels.chromaScale / (2 * (1 - kr))))
+    }
+
     @inline(__always) static func quantize(_ value: Float) -> UInt8 {
         UInt8(min(255, max(0, value + 0.5)))
     }

@@ -50,11 +50,16 @@ public enum TextReport {
     /// Three decimals: a thousandth of a pixel is below anything the models resolve.
     static func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
+    /// The overlays' colours (red, green, blue in [0, 1]): lines blue, characters green (also
+    /// `gpustyle live --text`'s, on Y4M frames).
+    public static let lineColor: (Float, Float, Float) = (0.2, 0.45, 1)
+    public static let characterColor: (Float, Float, Float) = (0.1, 0.9, 0.2)
+
     /// Line quads in blue, character boxes in green (as the seed's sample draws them), and each
     /// line's text above its top-left corner.
     public static func overlay(_ lines: [TextLine], on image: Image, renderer: TextRenderer?) throws -> Image {
-        var out = QuadOverlay.draw(lines.map(\.quad), on: image, thickness: 2, color: (0.2, 0.45, 1))
-        out = QuadOverlay.draw(lines.flatMap { $0.characters.map(\.quad) }, on: out, thickness: 1, color: (0.1, 0.9, 0.2))
+        var out = QuadOverlay.draw(lines.map(\.quad), on: image, thickness: 2, color: lineColor)
+        out = QuadOverlay.draw(lines.flatMap { $0.characters.map(\.quad) }, on: out, thickness: 1, color: characterColor)
         guard let renderer else { return out }
         let style = LabelStyle.scaled(toHeight: image.height)
         for line in lines where !line.string.isEmpty {
