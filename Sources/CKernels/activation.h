@@ -49,4 +49,37 @@ static inline float gs_activate(float x, int kind, float alpha, float beta, floa
     default: return x;
     }
 }
+
+/// e^x in every lane of a float vector of type T (IT: the int vector of its size), as Cephes'
+/// expf: x = n ln 2 + r with |r| <= ln 2 / 2, a degree-6 polynomial in r, times 2^n made in the
+/// exponent bits; within 2 ulp of expf. x is clamped to [-87, 88] first, so no lane is
+/// subnormal (e^-87 = 1.6e-38) or infinite: expf's underflow and subnormal arithmetic took GELU
+/// in the convolutions' epilogues to ~40 ns a value on large negative inputs. A NaN lane gives a
+/// finite value (the clamp drops it); the callers keep NaN through their other factor.
+#define GS_VEXP(T, IT, x)                                                                            \
+    ({                                                                                               \
+        const T vexp_x = __builtin_elementwise_min(__builtin_elementwise_max((x), (T){0} - 87.0f), (T){0} + 88.0f); \
+        const T vexp_n = __builtin_elementwise_floor(vexp_x * 1.44269504088896341f + 0.5f);         \
+        const T vexp_r = vexp_x - vexp_n * 0.693359375f + vexp_n * 2.12194440e-4f;                  \
+        T vexp_p = 1.9875691500e-4f * vexp_r + 1.3981999507e-3f;                                    \
+        vexp_p = vexp_p * vexp_r + 8.3334519073e-3f;                                                \
+        vexp_p = vexp_p * vexp_r + 4.1665795894e-2f;                                                \
+        vexp_p = vexp_p * vexp_r + 1.6666665459e-1f;                                                \
+        vexp_p = vexp_p * vexp_r + 5.0000001201e-1f;                                                \
+        vexp_p = vexp_p * (vexp_r * vexp_r) + vexp_r + 1.0f;                                        \
+        vexp_p * (T)((__builtin_convertvector(vexp_n, IT) + 127) << 23);                            \
+    })
+
+/// GELU in every lane: gs_activate's GS_ACT_GELU (the same Abramowitz & Stegun erf) with
+/// GS_VEXP for its exp.
+#define GS_VGELU(T, IT, v)                                                                           \
+    ({                                                                                               \
+        const T vgelu_v = (v);                                                                       \
+        const T vgelu_z = __builtin_elementwise_abs(vgelu_v * 0.70710678118654752f);                 \
+        const T vgelu_t = 1.0f / (1.0f + 0.3275911f * vgelu_z);                                      \
+        const T vgelu_q = vgelu_t * (0.254829592f + vgelu_t * (-0.284496736f + vgelu_t * (1.421413741f   \
+                          + vgelu_t * (-1.453152027f + vgelu_t * 1.061405429f))));                   \
+        const T vgelu_e = 1.0f - vgelu_q * GS_VEXP(T, IT, -vgelu_z * vgelu_z);                       \
+        0.5f * vgelu_v * (1.0f + __builtin_elementwise_copysign(vgelu_e, vgelu_v));                  \
+    })
 #endif

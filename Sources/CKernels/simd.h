@@ -5,6 +5,8 @@
 
 typedef float v8f __attribute__((vector_size(32)));
 typedef float v16f __attribute__((vector_size(64)));
+typedef int v8i __attribute__((vector_size(32)));
+typedef int v16i __attribute__((vector_size(64)));
 
 // Macros rather than functions: a function passing 8-float vectors by value would have a
 // different ABI in the AVX and the baseline copies of a kernel.

@@ -41,11 +41,18 @@ struct BenchCommand: ParsableCommand {
                                valueName: "photo"))
     var digits: String?
 
+    @Flag(help: "Also time `gpustyle text` on each path: detection, recognition and the whole read of a generated 1280x720 page (or --text-photo), and the read's stages.")
+    var text = false
+
+    @Option(help: ArgumentHelp("With --text: time it on this photo instead of the generated page.", valueName: "photo"))
+    var textPhoto: String?
+
     @OptionGroup var instructionSet: InstructionSetOption
 
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
-        guard !(noNetwork && noRectangles && !classify && !finder && digits == nil) else {
+        if textPhoto != nil && !text { throw ValidationError("--text-photo needs --text") }
+        guard !(noNetwork && noRectangles && !classify && !finder && digits == nil && !text) else {
             throw ValidationError("--no-network and --no-rectangles leave nothing to time")
         }
         _ = try parsedSizes()
@@ -89,7 +96,7 @@ struct BenchCommand: ParsableCommand {
             }
         }
         var rectangles: [RectangleBench.Row] = []
-        let context = device == .cpu || (noRectangles && !classify && !finder && digits == nil) ? nil : try? VulkanContext(options: .fromEnvironment())
+        let context = device == .cpu || (noRectangles && !classify && !finder && digits == nil && !text) ? nil : try? VulkanContext(options: .fromEnvironment())
         if !noRectangles {
             rectangles = try RectangleBench(runs: runs).run(vulkan: context)
         }
@@ -101,6 +108,9 @@ struct BenchCommand: ParsableCommand {
         }
         if let digits {
             rectangles += try DigitsBench(runs: runs, photo: digits).run(vulkan: context)
+        }
+        if text {
+            rectangles += try TextBench(runs: runs, photo: textPhoto).run(vulkan: context)
         }
         let report = BenchReport(paths: paths, results: results, rectangles: rectangles)
         try StandardOutput.print(json ? report.json() : report.table())

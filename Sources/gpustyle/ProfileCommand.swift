@@ -15,16 +15,31 @@ struct ProfileCommand: ParsableCommand {
     )
 
     enum Paths: String, ExpressibleByArgument { case all, cpu, gpu }
-    enum Network: String, ExpressibleByArgument { case style, classify, faces, mesh }
+    enum Network: String, ExpressibleByArgument {
+        case style, classify, faces, mesh
+        case textDetection = "text-det", textRecognition = "text-rec"
+
+        /// The input size when --size is not given (WxH).
+        var defaultSize: String {
+            switch self {
+            case .textDetection: "960x544"  // a 16:9 photo at `gpustyle text`'s 960-px pass
+            case .textRecognition: "320x48"  // PaddleOCR's recogniser input (the crops' least width)
+            default: "512x512"
+            }
+        }
+    }
 
     @Option(help: "Which paths to profile: all, cpu or gpu.")
     var device: Paths = .all
 
-    @Option(help: "Which network: style (the 26-style network at --size), classify (the built-in MobileNetV2 at 224x224), faces (the RetinaFace face detector, one pass at --size rounded up to multiples of 32) or mesh (the 468-point face landmark model at 192x192).")
+    @Option(help: "Which network: style (the 26-style network at --size), classify (the built-in MobileNetV2 at 224x224), faces (the RetinaFace face detector, one pass at --size rounded up to multiples of 32), mesh (the 468-point face landmark model at 192x192), text-det (PP-OCRv6 tiny's text detector, one pass at --size rounded up to multiples of 32; default 960x544) or text-rec (its recogniser on a 48-pixel-high line --size's width wide, rounded up to a multiple of 8; default 320x48).")
     var network: Network = .style
 
-    @Option(help: "Input size WxH (rounded up to multiples of 4).")
-    var size: String = "512x512"
+    @Option(help: "Input size WxH (style: rounded up to multiples of 4; default 512x512, text-det 960x544, text-rec 320x48).")
+    var size: String?
+
+    @Option(help: ArgumentHelp("text-det and text-rec: run on this photo resized to the input size (text-rec: a line) instead of a generated page of text (text-rec: its heading).", valueName: "photo"))
+    var photo: String?
 
     @Option(help: "Profiled runs per path (after one warm-up run); the report shows medians.")
     var runs: Int = 5
@@ -52,6 +67,9 @@ struct ProfileCommand: ParsableCommand {
         guard (0..<StyleNetwork.styleCount).contains(style) else {
             throw ValidationError("--style must be between 0 and \(StyleNetwork.styleCount - 1)")
         }
+        if photo != nil && network != .textDetection && network != .textRecognition {
+            throw ValidationError("--photo is for --network text-det and text-rec")
+        }
         if let trace, trace.isEmpty { throw ValidationError("--trace needs a file name") }
         // The tables and JSON go to stdout, so the chart cannot.
         if let plot, plot.isEmpty || plot == "-" { throw ValidationError("--plot needs a file name") }
@@ -63,10 +81,14 @@ struct ProfileCommand: ParsableCommand {
     }
 
     func parsedSize() throws -> (width: Int, height: Int) {
+        let size = self.size ?? network.defaultSize
         let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
               w >= StyleNetwork.minimumInputSide, h >= StyleNetwork.minimumInputSide, w * h <= 16_000_000 else {
             throw ValidationError("bad size '\(size)': expected WxH, each side >= \(StyleNetwork.minimumInputSide), at most 16 megapixels")
+        }
+        if network == .textRecognition && h != TextRecognitionNetwork.inputHeight {
+            throw ValidationError("bad size '\(size)': the text recogniser's input is \(TextRecognitionNetwork.inputHeight) pixels high")
         }
         return (w, h)
     }
@@ -98,6 +120,25 @@ struct ProfileCommand: ParsableCommand {
             let graph = try ModelLibrary.builtin(network == .faces ? FaceDetector.builtInModel : FaceLandmarker.builtInModel).graph
             plan = try GraphLowering.lower(graph, input: shape)
             inputs = [.input: BenchInput.image(width: shape.width, height: shape.height).rgb]
+            parameters = []
+        case .textDetection, .textRecognition:
+            // What `gpustyle text` runs: the detector on a photo at sides rounded up to
+            // multiples of 32, the recogniser on a 48-pixel-high line, normalised as the model
+            // says. A page of text, not noise: GELU's erf is slower where its exp underflows.
+            let (w, h) = try parsedSize()
+            let detection = network == .textDetection
+            let side = detection ? TextDetectionNetwork.sideMultiple : TextRecognitionNetwork.stepWidth
+            let shape = NetworkGraph.Shape(channels: 3, height: (h + side - 1) / side * side, width: (w + side - 1) / side * side)
+            let model = try ModelLibrary.builtin(detection ? TextDetectionNetwork.builtInModel : TextRecognitionNetwork.builtInModel)
+            plan = try GraphLowering.lower(model.graph, input: shape)
+            let image: Image
+            if let photo {
+                image = try ImageIO.read(path: photo).resized(width: shape.width, height: shape.height)
+            } else {
+                let page = try TextBench.scene()
+                image = detection ? page.resized(width: shape.width, height: shape.height) : TextBench.lineCrop(page, width: shape.width)
+            }
+            inputs = [.input: Self.normalised(image, model.metadata)]
             parameters = []
         }
         var reports: [ProfileReport] = []
@@ -144,6 +185,13 @@ struct ProfileCommand: ParsableCommand {
         }
     }
 
+    /// `image`'s channels as a model file's metadata normalises them ((x - mean) / std).
+    static func normalised(_ image: Image, _ metadata: ModelFile.Metadata) -> [Float] {
+        let mean = metadata.mean ?? [0, 0, 0], std = metadata.std ?? [1, 1, 1]
+        let plane = image.width * image.height
+        return image.rgb.enumerated().map { i, x in (x - mean[i / plane]) / std[i / plane] }
+    }
+
     /// The bench command's deterministic photo-like input, laid out as the plan's input buffer.
     static func input(_ plan: ExecutionPlan) -> [Float] {
         let shape = plan.inputShape
@@ -156,6 +204,9 @@ struct ProfileCommand: ParsableCommand {
         }
         return input
     }
+
+    /// Steps listed by time above the per-kind table, for plans of more than twice as many steps.
+    static let slowestSteps = 15
 
     static func table(_ report: ProfileReport) -> String {
         var lines = ["\(report.path): \(report.device), \(report.width)x\(report.height), median of \(report.runs) runs"]
@@ -175,11 +226,20 @@ struct ProfileCommand: ParsableCommand {
              String(format: "%.2f", r.intensity), r.bound ?? "-",
              r.fractionOfLimit.map { String(format: "%.0f%%", 100 * $0) } ?? "-"]
         }
-        lines.append("")
-        lines += TextTable.format([header] + report.steps.map { cells($0, "\($0.step!) \($0.kind)", $0.layer.isEmpty ? "-" : $0.layer) })
+        func stepCells(_ r: ProfileReport.Row) -> [String] { cells(r, "\(r.step!) \(r.kind)", r.layer.isEmpty ? "-" : r.layer) }
+        // Long plans (the text and face networks have 100+ steps): the steps that dominate first.
+        let slowest = report.steps.sorted { $0.milliseconds > $1.milliseconds }.prefix(Self.slowestSteps)
+        if report.steps.count > 2 * Self.slowestSteps {
+            lines.append("")
+            lines.append(String(format: "slowest %d of %d steps: %.1f%% of the steps' time", slowest.count, report.steps.count,
+                                100 * slowest.reduce(0) { $0 + $1.share }))
+            lines += TextTable.format([header] + slowest.map(stepCells))
+        }
         lines.append("")
         lines += TextTable.format([["op kind", "steps"] + header.dropFirst(2)]
                                   + report.kinds.map { cells($0, $0.kind, "\($0.count)") })
+        lines.append("")
+        lines += TextTable.format([header] + report.steps.map(stepCells))
         if report.kinds.contains(where: { $0.kind.hasSuffix(ProfileReport.winogradMark) }) {
             lines += ["", ProfileReport.winogradFootnote]
         }

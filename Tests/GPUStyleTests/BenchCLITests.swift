@@ -62,6 +62,46 @@ final class BenchCLITests: XCTestCase {
         }
     }
 
+    /// `profile --network text-det|text-rec` (sides rounded up to multiples of 32, the
+    /// recogniser's width to a multiple of 8 at its 48-pixel height) and `bench --text`
+    /// (tools/bench_text_onnxruntime.py reads its network rows).
+    func testTextProfilesAndBenchRows() throws {
+        for (arguments, size) in [(["--network", "text-det", "--size", "100x70"], "128x96"),
+                                  (["--network", "text-rec", "--size", "100x48"], "104x48")] {
+            let run = try TestProcess.gpustyle(["profile", "--device", "cpu", "--runs", "1", "--skip-limits", "--json"] + arguments)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let report = try XCTUnwrap(((try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])?["reports"]
+                                        as? [[String: Any]])?.first)
+            XCTAssertEqual(report["size"] as? String, size)
+            let steps = try XCTUnwrap(report["steps"] as? [[String: Any]])
+            XCTAssertGreaterThan(steps.count, 40)
+            // Graph convolutions name their channels, size and fused activation.
+            XCTAssertTrue(steps.contains { ($0["layer"] as? String ?? "").hasSuffix("+gelu") }, "\(steps.map { $0["layer"]! })")
+        }
+        let table = try TestProcess.gpustyle(["profile", "--network", "text-rec", "--device", "cpu", "--runs", "1", "--skip-limits"])
+        XCTAssertEqual(table.status, 0, table.stderr)
+        XCTAssertTrue(String(decoding: table.stdout, as: UTF8.self).contains("slowest 15 of "))
+        let wrongHeight = try TestProcess.gpustyle(["profile", "--network", "text-rec", "--size", "320x32"])
+        XCTAssertEqual(wrongHeight.status, 2, wrongHeight.stderr)
+
+        let bench = try TestProcess.gpustyle(["bench", "--no-network", "--no-rectangles", "--text", "--device", "cpu",
+                                              "--runs", "1", "--json"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: bench.stdout) as? [String: Any])
+        let rows = try XCTUnwrap(object["rectangles"] as? [[String: Any]])
+        let works = rows.map { $0["work"] as! String }
+        XCTAssertEqual(rows.map { "\($0["size"]!) \($0["path"]!)" }.prefix(2), ["960x544 cpu", "320x48 cpu"])
+        XCTAssertEqual(Array(works.prefix(2)), ["text det network", "text rec network"])
+        XCTAssertTrue(works[2].hasPrefix("text detect (11 regions)"), works[2])
+        XCTAssertTrue(works[3].hasPrefix("text recognise (11 lines, "), works[3])
+        XCTAssertEqual(Array(works.dropFirst(4)), ["text read", "  read: det resize", "  read: det network", "  read: det decode",
+                                                   "  read: rec warp", "  read: rec network", "  read: rec CTC",
+                                                   "  read: rec char boxes", "  read: rest"])
+        XCTAssertTrue(rows.prefix(10).allSatisfy { ($0["median_ms"] as? Double ?? 0) > 0 }, "\(rows)")
+        let missing = try TestProcess.gpustyle(["bench", "--text-photo", "x.png", "--no-network", "--no-rectangles"])
+        XCTAssertEqual(missing.status, 2, missing.stderr)
+    }
+
     func testNoNetworkWithNoRectanglesIsAUsageError() throws {
         let result = try TestProcess.gpustyle(["bench", "--no-network", "--no-rectangles"])
         XCTAssertEqual(result.status, 2, result.stderr)

@@ -53,6 +53,51 @@ final class PoolTests: GraphOpTestCase {
         }
     }
 
+    /// Kernels 1-4, strides 1-3 and every padding up to kernel - 1, on maps from 1 to 40 wide
+    /// (windows inside the row, clipped at either edge, or none inside), against the plain
+    /// definition; the text detector's 2x2/1 pool padded right and bottom among them.
+    func testMaxPoolEdgesAgainstDefinition() throws {
+        var state: UInt64 = 7
+        func next(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33) % n
+        }
+        var cases = [(kernel: 2, stride: 1, padding: NetworkGraph.Padding(top: 0, left: 0, bottom: 1, right: 1), height: 9, width: 37)]
+        while cases.count < 300 {
+            let k = 1 + next(4), s = 1 + next(3)
+            let padding = NetworkGraph.Padding(top: next(k), left: next(k), bottom: next(k), right: next(k))
+            let (h, w) = (1 + next(12), 1 + next(40))
+            if h + padding.top + padding.bottom >= k && w + padding.left + padding.right >= k { cases.append((k, s, padding, h, w)) }
+        }
+        let backend = CPUBackend(weights: [])
+        for c in cases {
+            let shape = NetworkGraph.Shape(channels: 2, height: c.height, width: c.width)
+            let out = NetworkGraph.Shape(channels: 2, height: (c.height + c.padding.top + c.padding.bottom - c.kernel) / c.stride + 1,
+                                         width: (c.width + c.padding.left + c.padding.right - c.kernel) / c.stride + 1)
+            let x = (0..<shape.elementCount).map { _ in Float(next(1000)) / 10 - 50 }
+            var expected: [Float] = []
+            for ch in 0..<2 {
+                for oy in 0..<out.height {
+                    for ox in 0..<out.width {
+                        var best = -Float.infinity
+                        for dy in 0..<c.kernel {
+                            for dx in 0..<c.kernel {
+                                let y = oy * c.stride - c.padding.top + dy, xx = ox * c.stride - c.padding.left + dx
+                                if y >= 0 && y < c.height && xx >= 0 && xx < c.width { best = max(best, x[(ch * c.height + y) * c.width + xx]) }
+                            }
+                        }
+                        expected.append(best)
+                    }
+                }
+            }
+            var layout = PoolLayout()
+            let input = layout.place(shape, x), output = layout.place(out)
+            let pool = try GraphOps.run([.maxPool(.init(input: input, output: output, kernel: c.kernel, stride: c.stride,
+                                                        padding: c.padding))], layout, on: backend)
+            XCTAssertEqual(GraphOps.read(pool, output), expected, "\(c)")
+        }
+    }
+
     /// One channel plane per binding: the chunked dispatches of both pools.
     func testVulkanInChannelChunks() throws {
         let t = try fixture("max_pool_k3s2p1"), g = try fixture("global_average_pool_c5")

@@ -38,9 +38,10 @@ void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *p
                    int64_t task_begin, int64_t task_end);
 
 /// Transposed convolution, kernel 2, stride 2 (ExecutionPlan.TransposedConv2D), weights
-/// [in][out][2][2] as given, for output channels [out_begin, out_end).
+/// [in][out][2][2] as given, for items [item_begin, item_end): item o * height + y makes output
+/// channel o's rows 2y and 2y + 1.
 void gs_transposed_conv2d(const float *input, int in_channels, int height, int width, const float *weights,
-                          const float *bias, int out_channels, float *output, int out_begin, int out_end);
+                          const float *bias, int out_channels, float *output, int64_t item_begin, int64_t item_end);
 
 /// Name of the instruction set the graph convolutions use ("avx512", "avx2+fma", "portable").
 const char *gs_conv2d_isa(void);

@@ -90,7 +90,7 @@ final class CPUConv2D {
         }
     }
 
-    /// Kernel 2, stride 2, weights [in][out][2][2]; parallel over output channels.
+    /// Kernel 2, stride 2, weights [in][out][2][2]; parallel over output channels' row pairs.
     static func runTransposed(_ step: ExecutionPlan.TransposedConv2D, constants: ModelConstants,
                               input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
         let cin = step.input.channels, cout = step.output.channels
@@ -103,10 +103,11 @@ final class CPUConv2D {
         weights.withUnsafeBufferPointer { w in
             (bias ?? []).withUnsafeBufferPointer { b in
                 let biasPointer = bias == nil ? nil : b.baseAddress
-                ParallelFor.ranges(cout, grain: max(1, 50_000 / max(1, 4 * cin * step.input.planeStride))) { range in
-                    gs_transposed_conv2d(input, Int32(cin), Int32(step.input.height), Int32(step.input.width),
+                let rows = step.input.height
+                ParallelFor.ranges(cout * rows, grain: max(1, 50_000 / max(1, 4 * cin * step.input.width))) { range in
+                    gs_transposed_conv2d(input, Int32(cin), Int32(rows), Int32(step.input.width),
                                          w.baseAddress!, biasPointer, Int32(cout), output,
-                                         Int32(range.lowerBound), Int32(range.upperBound))
+                                         Int64(range.lowerBound), Int64(range.upperBound))
                 }
             }
         }

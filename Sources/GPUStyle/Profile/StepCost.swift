@@ -54,8 +54,9 @@ extension ExecutionPlan.Step {
                             bytesRead: 4 * elements(moments.shape), bytesWritten: 4 * Double(moments.floatCount))
         case .conv2d(let conv):
             let weights = Double(conv.weightCount)
-            let kind = "\(opName) \(conv.kernelHeight)x\(conv.kernelWidth)" + (conv.strideY == 1 ? "" : "/\(conv.strideY)")
-            return StepCost(kind: kind, layer: "", flops: 2 * Double(conv.multiplyAdds),
+            let groups = conv.groups > 1 && !conv.isDepthwise ? " g\(conv.groups)" : ""
+            let kind = "\(opName) \(conv.kernelHeight)x\(conv.kernelWidth)" + (conv.strideY == 1 ? "" : "/\(conv.strideY)") + groups
+            return StepCost(kind: kind, layer: conv.shapeLabel, flops: 2 * Double(conv.multiplyAdds),
                             bytesRead: 4 * (Double(conv.input.floatCount) + weights), bytesWritten: 4 * Double(conv.output.floatCount))
         case .invertedResidual(let block):
             // The fused pass reads the block's input (twice with the residual) and the weights
@@ -64,14 +65,30 @@ extension ExecutionPlan.Step {
             let weights = Double(convolutions.reduce(0) { $0 + $1.weightCount })
             let dw = block.depthwise
             return StepCost(kind: "\(opName) \(dw.kernelHeight)x\(dw.kernelWidth)" + (dw.strideY == 1 ? "" : "/\(dw.strideY)"),
-                            layer: "", flops: 2 * Double(convolutions.reduce(0) { $0 + $1.multiplyAdds }),
+                            layer: "\(block.input.channels)->\(dw.input.channels)->\(block.output.channels) "
+                                + "\(block.output.height)x\(block.output.width)", flops: 2 * Double(convolutions.reduce(0) { $0 + $1.multiplyAdds }),
                             bytesRead: 4 * (weights + Double(block.input.floatCount) * (block.residual == nil ? 1 : 2)),
                             bytesWritten: 4 * Double(block.output.floatCount))
         default:
             let regions = graphRegions!
             let read = regions.reads.reduce(0) { $0 + Double($1.floatCount) }
-            return StepCost(kind: opName, layer: "", flops: 0, bytesRead: 4 * read,
+            var kind = opName
+            switch self {
+            case .activation(let s): kind += " \(s.function.kind)"
+            case .add(let s) where s.activation.kind != .identity: kind += " \(s.activation.kind)"
+            default: break
+            }
+            return StepCost(kind: kind, layer: "\(regions.writes.shape)", flops: 0, bytesRead: 4 * read,
                             bytesWritten: 4 * Double(regions.writes.floatCount))
         }
+    }
+}
+
+extension ExecutionPlan.Conv2D {
+    /// "16->32 136x240" (input -> output channels at the output's size), with the fused
+    /// activation when there is one: the layer column of graph convolutions' profile rows.
+    var shapeLabel: String {
+        "\(input.channels)->\(output.channels) \(output.height)x\(output.width)"
+            + (activation.kind == .identity ? "" : " +\(activation.kind)")
     }
 }

