@@ -2,17 +2,21 @@ import Foundation
 
 /// How `LiveText` reads the text in a video.
 public struct LiveTextOptions: Sendable {
-    /// Shortest time between two readings (video seconds). A reading of a 640x360 frame takes
-    /// 0.34-0.55 s on the stage's one core of the CPU path, of a 1280x720 frame 0.7-0.95 s
-    /// (docs/live.md), so the reader mostly runs back to back, on the newest frame, never queued.
+    /// Shortest time between two readings (video seconds): two a second at most, on the newest
+    /// frame, never queued. A reading of a 640x360 frame takes 70-120 ms on the stage's one core
+    /// of the CPU path, of a 1280x720 frame 190-340 ms (docs/live.md): the reader leaves most of
+    /// a core to the frames and to other work, and text coming into view is drawn 0.1-0.9 s
+    /// later.
     public var interval = 0.5
     /// A line is drawn only while a reading made on a frame at most this much earlier (video
     /// seconds) has seen it there. The trackers carry the lines between readings; a line that
     /// no reading has confirmed for this long (its text changed, or it went out of sight while
-    /// its tracker held on) is dropped. A drawn line's reading is up to two readings old (the
-    /// next one is under way), and a reading of a 1280x720 frame took 0.7 s in lockstep on this
-    /// 2-core machine and 0.8-1.5 s in real time while other work shared it: with 2 s, lines of a
-    /// 720p run went out for want of a reading; 3 s holds them through one slow reading.
+    /// its tracker held on) is dropped. A drawn line's reading is up to an interval and two
+    /// readings old (the next one is under way): at most 0.6 s at 640x360 and 0.9 s at 720p in
+    /// real time here. But readings ran three to four times slower while other work shared the
+    /// machine's two cores (before the text kernels were vectorised, 0.8-1.5 s at 720p, and
+    /// with 2 s lines of a 720p run went out between readings): 3 s holds them through one slow
+    /// reading.
     public var maximumAge = 3.0
     /// All lines are dropped when the frame's `SceneSignature` is further than this (luma
     /// levels) from the previous frame's: a cut (as `LiveDigitsOptions.sceneCut`).
@@ -57,9 +61,9 @@ public struct LiveTextOptions: Sendable {
     /// out of view: its string was read whole.
     public var edgeMargin = 2.0
     /// At most this many lines are followed (the largest): each costs its tracker's time on
-    /// every frame, about 1.5 ms at 640x360 and 3.5 ms at 1280x720 on the CPU path (lockstep,
-    /// Fixtures/live-text and its 720p twin): eight lines of a 720p frame already take most of
-    /// a 30 fps frame's 33 ms.
+    /// every frame, about 1.3 ms at 640x360 and 3 ms at 1280x720 on the CPU path (lockstep,
+    /// Fixtures/live-text and its 720p twin): eight lines of a 720p frame take most of a 30 fps
+    /// frame's 33 ms.
     public var maximumLines = 8
     /// Draw each character's box (green, as `gpustyle text --overlay`).
     public var showCharacters = true
@@ -143,11 +147,11 @@ public struct LiveTextReport: Sendable {
 /// `LiveDigits`' labels).
 ///
 /// Measured (docs/live.md, "Text on live video"; `tools/evaluate_live_text.py`, CPU path, this
-/// 2-core Xeon under load): readings of 640x360 frames 0.34-0.55 s, about two a second, of
-/// 1280x720 frames 0.7-0.95 s; tracking the three lines of Fixtures/live-text 4.4-7.8 ms a frame
-/// at 640x360, 7.6-14.9 ms at 720p; the drawn quads within 0.05-0.07 px on average (0.15 px at
-/// most) of where the truth moves each reading while the sign pans, zooms and rolls; nothing
-/// drawn after the text left the view.
+/// 2-core Xeon, real time): 30 fps in and out at 640x360 and 1280x720, no input frame dropped;
+/// two readings a second, 80-120 ms each at 640x360, 240-340 ms at 720p; tracking the three lines
+/// of Fixtures/live-text 4.4-4.8 ms a frame at 640x360, 7.9-10.8 ms at 720p; the drawn quads
+/// within 0.05-0.06 px on average (0.15 px at most) of where the truth moves each reading while
+/// the sign pans, zooms and rolls; nothing drawn after the text left the view.
 public final class LiveText {
     public let options: LiveTextOptions
     public let stage: AsyncStage<TextJob, TextOutcome>
