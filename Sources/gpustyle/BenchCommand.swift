@@ -47,11 +47,16 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --text: time it on this photo instead of the generated page.", valueName: "photo"))
     var textPhoto: String?
 
+    @Flag(help: "With --text: time the two networks only, not the reads (tools/bench_text_onnxruntime.py).")
+    var textNetworksOnly = false
+
     @OptionGroup var instructionSet: InstructionSetOption
 
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
-        if textPhoto != nil && !text { throw ValidationError("--text-photo needs --text") }
+        if (textPhoto != nil || textNetworksOnly) && !text {
+            throw ValidationError("--text-photo and --text-networks-only need --text")
+        }
         guard !(noNetwork && noRectangles && !classify && !finder && digits == nil && !text) else {
             throw ValidationError("--no-network and --no-rectangles leave nothing to time")
         }
@@ -110,7 +115,7 @@ struct BenchCommand: ParsableCommand {
             rectangles += try DigitsBench(runs: runs, photo: digits).run(vulkan: context)
         }
         if text {
-            rectangles += try TextBench(runs: runs, photo: textPhoto).run(vulkan: context)
+            rectangles += try TextBench(runs: runs, photo: textPhoto, networksOnly: textNetworksOnly).run(vulkan: context)
         }
         let report = BenchReport(paths: paths, results: results, rectangles: rectangles)
         try StandardOutput.print(json ? report.json() : report.table())

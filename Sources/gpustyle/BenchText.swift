@@ -12,6 +12,8 @@ import GPUStyle
 struct TextBench {
     let runs: Int
     let photo: String?
+    /// Only the networks' rows.
+    var networksOnly = false
     static let width = 1280, height = 720
 
     func run(vulkan: VulkanContext?) throws -> [RectangleBench.Row] {
@@ -33,6 +35,7 @@ struct TextBench {
             let crop = Self.lineCrop(image, width: width)
             rows.append(RectangleBench.Row(work: "text rec network", size: "\(width)x\(line)", path: label,
                                            seconds: try bench.time { _ = try reader.recognizer.probabilities(crop, width: width) }))
+            if networksOnly { continue }
             var regions: [TextRegion] = []
             let detection = try bench.time { regions = try reader.regions(image) }
             var lines: [TextLine] = []

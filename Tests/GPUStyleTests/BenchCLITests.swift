@@ -98,6 +98,12 @@ final class BenchCLITests: XCTestCase {
                                                    "  read: rec warp", "  read: rec network", "  read: rec CTC",
                                                    "  read: rec char boxes", "  read: rest"])
         XCTAssertTrue(rows.prefix(10).allSatisfy { ($0["median_ms"] as? Double ?? 0) > 0 }, "\(rows)")
+        let networks = try TestProcess.gpustyle(["bench", "--no-network", "--no-rectangles", "--text", "--text-networks-only",
+                                                 "--device", "cpu", "--runs", "1", "--json"])
+        XCTAssertEqual(networks.status, 0, networks.stderr)
+        let networkRows = try XCTUnwrap((try JSONSerialization.jsonObject(with: networks.stdout) as? [String: Any])?["rectangles"]
+                                        as? [[String: Any]])
+        XCTAssertEqual(networkRows.map { $0["work"] as! String }, ["text det network", "text rec network"])
         let missing = try TestProcess.gpustyle(["bench", "--text-photo", "x.png", "--no-network", "--no-rectangles"])
         XCTAssertEqual(missing.status, 2, missing.stderr)
     }

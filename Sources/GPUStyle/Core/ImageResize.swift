@@ -42,27 +42,35 @@ extension Image {
 extension Image {
     /// A copy resized to `newWidth` x `newHeight` by `AntialiasedResize` (bilinear with
     /// half-pixel centres when enlarging, a widened triangle when shrinking); alpha dropped.
+    /// Output rows on all cores (the text detector's 1280x720 -> 960x544 took 10 ms on one).
     public func resized(width newWidth: Int, height newHeight: Int) -> Image {
         precondition(width > 0 && height > 0 && newWidth > 0 && newHeight > 0, "empty image")
-        let columns = AntialiasedResize.weights(input: width, output: newWidth)
-        let rows = AntialiasedResize.weights(input: height, output: newHeight)
+        let columns = AntialiasedResize.FlatTaps(AntialiasedResize.weights(input: width, output: newWidth))
+        let rows = AntialiasedResize.FlatTaps(AntialiasedResize.weights(input: height, output: newHeight))
         var out = [Float](repeating: 0, count: 3 * newWidth * newHeight)
-        var row = [Float](repeating: 0, count: width)
-        for c in 0..<3 {
-            for y in 0..<newHeight {
-                let taps = rows[y]
-                for x in 0..<width { row[x] = 0 }
-                for (k, weight) in taps.weights.enumerated() {
-                    let source = c * pixelCount + (taps.first + k) * width
-                    let w = Float(weight)
-                    for x in 0..<width { row[x] += w * rgb[source + x] }
-                }
-                let target = c * newWidth * newHeight + y * newWidth
-                for x in 0..<newWidth {
-                    let taps = columns[x]
-                    var value: Float = 0
-                    for (k, weight) in taps.weights.enumerated() { value += Float(weight) * row[taps.first + k] }
-                    out[target + x] = value
+        let (width, pixelCount) = (self.width, self.pixelCount)
+        rgb.withUnsafeBufferPointer { rgb in
+            out.withUnsafeMutableBufferPointer { out in
+                let (rgb, out) = (rgb.baseAddress!, out.baseAddress!)
+                ParallelFor.ranges(3 * newHeight, grain: max(1, 16_384 / max(1, width))) { items in
+                    let row = UnsafeMutablePointer<Float>.allocate(capacity: width)
+                    defer { row.deallocate() }
+                    for item in items {
+                        let c = item / newHeight, y = item % newHeight
+                        for x in 0..<width { row[x] = 0 }
+                        for k in rows.range(y) {
+                            let source = rgb + c * pixelCount + (rows.first[y] + k - rows.start[y]) * width
+                            let w = rows.weights[k]
+                            for x in 0..<width { row[x] += w * source[x] }
+                        }
+                        let target = out + c * newWidth * newHeight + y * newWidth
+                        for x in 0..<newWidth {
+                            var value: Float = 0
+                            let base = columns.first[x] - columns.start[x]
+                            for k in columns.range(x) { value += columns.weights[k] * row[base + k] }
+                            target[x] = value
+                        }
+                    }
                 }
             }
         }
@@ -77,6 +85,24 @@ enum AntialiasedResize {
     struct Taps {
         let first: Int
         let weights: [Double]
+    }
+
+    /// All outputs' taps in flat arrays, the weights as Float: output i's are
+    /// `weights[start[i]..<start[i + 1]]`, for inputs from `first[i]` on.
+    struct FlatTaps {
+        let first: [Int]
+        let start: [Int]
+        let weights: [Float]
+
+        init(_ taps: [Taps]) {
+            first = taps.map(\.first)
+            var start = [0]
+            for t in taps { start.append(start.last! + t.weights.count) }
+            self.start = start
+            weights = taps.flatMap { $0.weights.map { Float($0) } }
+        }
+
+        func range(_ i: Int) -> Range<Int> { start[i]..<start[i + 1] }
     }
 
     /// For each output index, the first input index it reads and the normalized weights.
