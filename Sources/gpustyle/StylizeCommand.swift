@@ -36,6 +36,8 @@ struct StylizeCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup var videoOptions: VideoOptions
+
     // Alter in place (the picture on the wall): options and run code in RectifyCommand.swift.
     @Flag(name: .customLong("in-place-rectangle"),
           help: "Stylize only the best rectangle found (a picture on the wall) and put it back in place.")
@@ -74,6 +76,10 @@ struct StylizeCommand: ParsableCommand {
         let mix = try StyleMix(parsing: style)
         let destination = (output ?? outputOption)!
         if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }
+        if VideoInput.isVideo(input) {
+            return try VideoStylizeJob(input: input, output: destination, mix: mix, strength: strength, deviceOptions: deviceOptions,
+                                       options: videoOptions).run()
+        }
         if input != "-", FileManager.default.isDirectory(input) {
             try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions,
                           limits: inputOptions.limits).run()

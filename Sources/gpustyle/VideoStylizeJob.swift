@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+extension VideoEncoding.Codec: ExpressibleByArgument {}
+
+/// The options only a video input uses (see docs/video.md).
+struct VideoOptions: ParsableArguments {
+    @Option(name: .customLong("video-codec"),
+            help: "With a video: x264 (H.264, CRF 18, the default), x264-lossless (H.264 -qp 0) or ffv1 (lossless, .mkv).")
+    var videoCodec: VideoEncoding.Codec = .x264
+
+    @Option(help: ArgumentHelp(
+        "With a video: stylize part I of N (I from 0; auto or auto/N in a Slurm job array) into OUTPUT's folder as NAME.part-I-of-N.nut; then gpustyle join.",
+        discussion: "The video is split at the keyframes nearest to k*frames/N."))
+    var shard: String?
+
+    @Flag(help: "With a video: redo an output or part even when a finished one (same source and options) is there.")
+    var force = false
+}
+
+/// `gpustyle --style N film.mp4 styled.mp4`: the library's `VideoJob` with the command's options,
+/// progress on stderr when it is a terminal, a summary under --verbose.
+struct VideoStylizeJob {
+    let input: String
+    let output: String
+    let mix: StyleMix
+    let strength: Float
+    let deviceOptions: DeviceOptions
+    let options: VideoOptions
+
+    func run() throws {
+        do {
+            try runJob()
+        } catch let error as VideoError {
+            throw CommandFailure(message: error.description, status: error.isUserError ? 2 : 1)
+        }
+    }
+
+    private func runJob() throws {
+        let tools = try VideoTools.locate(searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        var job = VideoJob(input: input, output: output, tools: tools, encoding: VideoEncoding(codec: options.videoCodec),
+                           styleOptions: "style \(mix.description) strength \(strength)")
+        if let text = options.shard {
+            let shard = try Shard.parse(text, environment: ProcessInfo.processInfo.environment)
+            job.shard = (shard.index, shard.count)
+        }
+        job.force = options.force
+        let showProgress = isatty(STDERR_FILENO) == 1
+        let start = MonotonicClock.seconds()
+        var lastShown = 0.0
+        var stylizer: Stylizer?
+        let outcome = try job.run(makeTransform: {
+            let made = try deviceOptions.makeStylizer()
+            stylizer = made
+            return { [mix, strength] image in try made.stylize(image, mix: mix, strength: strength) }
+        }, notice: { printToStandardError("gpustyle: warning: \($0)") }, progress: { done, total in
+            guard showProgress else { return }
+            let now = MonotonicClock.seconds()
+            guard now - lastShown >= 0.5 || done == total else { return }
+            lastShown = now
+            let line = String(format: "\r%@: %d/%d frames, %.1f fps", PrintableText.escaping(input), done, total,
+                              Double(done) / max(now - start, 1e-9))
+            FileHandle.standardError.write(Data((line + (done == total ? "\n" : "")).utf8))
+        })
+        _ = stylizer
+        let seconds = MonotonicClock.seconds() - start
+        switch outcome {
+        case .skipped(let path):
+            printToStandardError("gpustyle: \(path) is already done for this source and options (--force to redo it)")
+        case .emptyPart(let record):
+            printToStandardError("gpustyle: shard \(options.shard ?? ""): no frames in this range (fewer keyframes than shards); wrote \(record)")
+        case .done(let frames):
+            if deviceOptions.verbose {
+                printToStandardError(String(format: "%@: %d frames, style %@, %.1f s, %.2f fps -> %@", PrintableText.escaping(input), frames,
+                                            mix.description, seconds, Double(frames) / max(seconds, 1e-9), OutputPath(output).description))
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import XCTest
+@testable import GPUStyle
+
+/// `gpustyle --style N film.mp4 styled.mp4` and `gpustyle join` end to end, on a clip ffmpeg makes
+/// at test time: testsrc2 160x96, 2 s at 12 fps (24 frames), a keyframe every 6 frames, a sine
+/// audio track.
+final class VideoStylizeCLITests: XCTestCase {
+    static let ffprobe = "/usr/bin/ffprobe"
+    var folder: URL!
+    var clip: String!
+
+    override func setUpWithError() throws {
+        try LiveTestSupport.requireFfmpeg()
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.ffprobe), "ffprobe is not installed")
+        folder = try LiveTestSupport.temporaryDirectory()
+        clip = path("clip.mp4")
+        let made = try TestProcess.run(LiveTestSupport.ffmpeg, [
+            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=12",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=22050", "-t", "2", "-c:v", "libx264", "-g", "6",
+            "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", clip])
+        XCTAssertEqual(made.status, 0, made.stderr)
+    }
+
+    override func tearDownWithError() throws {
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    func stylize(_ arguments: [String]) throws -> ProcessResult {
+        try TestProcess.gpustyle(["--style", "2", "--device", "cpu"] + arguments)
+    }
+
+    func probe(_ file: String, _ entries: String, stream: String = "v:0") throws -> String {
+        let result = try TestProcess.run(Self.ffprobe, ["-v", "error", "-select_streams", stream, "-show_entries", entries, "-of", "csv=p=0", file])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Each frame's (and audio packet's) timestamp and MD5 of its decoded content.
+    func frameHashes(_ file: String) throws -> [String] {
+        let result = try TestProcess.run(LiveTestSupport.ffmpeg, ["-hide_banner", "-loglevel", "error", "-i", file, "-map", "0:v", "-map", "0:a?",
+                                                                  "-c:a", "copy", "-f", "framemd5", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+    }
+
+    func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+    }
+
+    func testFrameCountRateTimestampsAndAudioAreKept() throws {
+        let out = path("styled.mp4")
+        let result = try stylize(["--verbose", clip, out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("24 frames"), result.stderr)
+        XCTAssertEqual(try probe(out, "stream=r_frame_rate,time_base"), try probe(clip, "stream=r_frame_rate,time_base"))
+        XCTAssertEqual(try probe(out, "frame=pts"), try probe(clip, "frame=pts"))
+        XCTAssertEqual(try probe(out, "stream=codec_name", stream: "a:0"), "aac")
+        XCTAssertEqual(try probe(out, "packet=pts,size", stream: "a:0"), try probe(clip, "packet=pts,size", stream: "a:0"))
+        XCTAssertEqual(try leftovers(), [])
+        // A second run with the same source and options finds the output done.
+        let again = try stylize([clip, out])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("already done"), again.stderr)
+    }
+
+    /// A frame of the video is the frame stylized as a photo, within the colour conversions and
+    /// the encoder (both lossless here).
+    func testFramesAreThePhotoStylization() throws {
+        let out = path("styled.mkv")
+        let result = try stylize(["--strength", "0.8", "--video-codec", "ffv1", clip, out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        /// `subsampled`: through 4:2:0 and back (as the video's frames are), by ffmpeg.
+        func rgb(_ file: String, frame: Int?, subsampled: Bool = false) throws -> [UInt8] {
+            let select = frame.map { ["-vf", "select=eq(n\\,\($0))"] } ?? (subsampled ? ["-vf", "format=yuv420p"] : [])
+            let decoded = try TestProcess.run(LiveTestSupport.ffmpeg, ["-hide_banner", "-loglevel", "error", "-i", file] + select
+                                              + ["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            XCTAssertEqual(decoded.status, 0, decoded.stderr)
+            return [UInt8](decoded.stdout)
+        }
+        let photo = path("frame7.png")
+        let extract = try TestProcess.run(LiveTestSupport.ffmpeg, ["-hide_banner", "-loglevel", "error", "-i", clip, "-vf", "select=eq(n\\,7)",
+                                                                   "-frames:v", "1", photo])
+        XCTAssertEqual(extract.status, 0, extract.stderr)
+        let styledPhoto = path("frame7-styled.png")
+        let photoRun = try stylize(["--strength", "0.8", photo, styledPhoto])
+        XCTAssertEqual(photoRun.status, 0, photoRun.stderr)
+        let expected = try rgb(styledPhoto, frame: nil, subsampled: true), got = try rgb(out, frame: 7), original = try rgb(photo, frame: nil)
+        XCTAssertEqual(got.count, 160 * 96 * 3)
+        XCTAssertEqual(expected.count, got.count)
+        func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
+            Double(zip(a, b).map { abs(Int($0) - Int($1)) }.reduce(0, +)) / Double(a.count)
+        }
+        XCTAssertLessThan(meanDifference(expected, got), 3, "the video frame should be the stylized photo")
+        XCTAssertGreaterThan(meanDifference(original, got), 15, "the video frame should be stylized")
+    }
+
+    /// Three --shard tasks and join give the one-process run: same frames (lossless: same
+    /// pixels), same timestamps, same audio. A missing part is refused, naming it.
+    func testShardsJoinedAreTheOneProcessRun() throws {
+        let whole = path("whole.mp4")
+        var result = try stylize(["--video-codec", "x264-lossless", clip, whole])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let out = path("styled.mp4")
+        for index in [0, 2] {
+            result = try stylize(["--video-codec", "x264-lossless", "--shard", "\(index)/3", clip, out])
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        let joined = path("joined.mp4")
+        result = try TestProcess.gpustyle(["join", path("styled.part-0-of-3.nut"), path("styled.part-2-of-3.nut"), joined])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("missing part 1 of 3"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("styled.part-1-of-3.nut"), result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: joined))
+        result = try stylize(["--video-codec", "x264-lossless", "--shard", "1/3", clip, out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try probe(path("styled.part-1-of-3.nut"), "packet=pts").split(separator: "\n").count, 12)  // frames 6-17
+        let parts = (0..<3).map { path("styled.part-\($0)-of-3.nut") }
+        result = try TestProcess.gpustyle(["join"] + parts + [joined])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let expected = try frameHashes(whole)
+        XCTAssertEqual(expected.count, 24 + 45)
+        XCTAssertEqual(try frameHashes(joined), expected)
+        XCTAssertEqual(try probe(joined, "stream=r_frame_rate,time_base"), try probe(whole, "stream=r_frame_rate,time_base"))
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    func testCorruptInputIsOneLineAndNoOutput() throws {
+        let bad = path("bad.mp4")
+        var junk = Data("not a video at all".utf8)
+        junk.append(Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))
+        try junk.write(to: URL(fileURLWithPath: bad))
+        let out = path("out.mp4")
+        let result = try stylize([bad, out])
+        XCTAssertEqual(result.status, 2)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains(bad), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    /// A task ended by SIGTERM leaves no temporary file and no record; run again it finishes,
+    /// and a third run skips the finished part.
+    func testKilledTaskRunAgainFinishes() throws {
+        let out = path("styled.mkv")
+        let task = Process()
+        task.executableURL = TestProcess.productsDirectory.appendingPathComponent("gpustyle")
+        task.arguments = ["--style", "2", "--device", "cpu", "--video-codec", "ffv1", "--shard", "1/3", clip, out]
+        task.standardError = FileHandle.nullDevice
+        try task.run()
+        // Killed once it is writing its part.
+        let deadline = Date().addingTimeInterval(30)
+        while task.isRunning, Date() < deadline, try leftovers().isEmpty { usleep(5_000) }
+        task.terminate()
+        task.waitUntilExit()
+        XCTAssertEqual(try leftovers(), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("styled.part-1-of-3.json")))
+        var result = try stylize(["--video-codec", "ffv1", "--shard", "1/3", clip, out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("styled.part-1-of-3.json")))
+        result = try stylize(["--video-codec", "ffv1", "--shard", "1/3", clip, out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("already done"), result.stderr)
+        // Other options are other work: not skipped.
+        result = try stylize(["--video-codec", "ffv1", "--strength", "0.5", "--shard", "1/3", clip, out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse(result.stderr.contains("already done"), result.stderr)
+    }
+}
