@@ -53,7 +53,7 @@ struct StylizeCommand: ParsableCommand {
     /// Vision's detection parameters, for --in-place-rectangle without --quad.
     @OptionGroup var rectangle: RectangleOptions
 
-    @Argument(help: "Input image, folder, or -.")
+    @Argument(help: "Input image, folder, video (see docs/video.md), or -.")
     var input: String
 
     @Argument(help: "Output PNG, folder, or -.")

@@ -53,7 +53,13 @@ struct VideoStylizeJob {
         let outcome = try job.run(makeTransform: {
             let made = try deviceOptions.makeStylizer()
             stylizer = made
-            return { [mix, strength] image in try made.stylize(image, mix: mix, strength: strength) }
+            return { [mix, strength, input] image in
+                do {
+                    return try made.stylize(image, mix: mix, strength: strength)
+                } catch let error as TilingLayout.BudgetError {
+                    throw CommandFailure(message: "\(input): \(error)", status: 1)
+                }
+            }
         }, notice: { printToStandardError("gpustyle: warning: \($0)") }, progress: { done, total in
             guard showProgress else { return }
             let now = MonotonicClock.seconds()

@@ -129,6 +129,25 @@ final class VideoStylizeCLITests: XCTestCase {
         XCTAssertEqual(try leftovers(), [])
     }
 
+    /// Six tasks on four keyframes: two ranges are empty (a record, no part); join skips them.
+    func testEmptyShardsJoin() throws {
+        let whole = path("whole.mkv")
+        var result = try stylize(["--video-codec", "ffv1", clip, whole])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let out = path("six.mkv")
+        for index in 0..<6 {
+            result = try stylize(["--video-codec", "ffv1", "--shard", "\(index)/6", clip, out])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(result.stderr.contains("no frames in this range"), [1, 4].contains(index), result.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("six.part-1-of-6.nut")))
+        let records = (0..<6).map { path("six.part-\($0)-of-6.json") }
+        let joined = path("joined.mkv")
+        result = try TestProcess.gpustyle(["join"] + records + [joined])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try frameHashes(joined), try frameHashes(whole))
+    }
+
     func testCorruptInputIsOneLineAndNoOutput() throws {
         let bad = path("bad.mp4")
         var junk = Data("not a video at all".utf8)

@@ -88,7 +88,11 @@ public struct VideoJob {
     public func run(makeTransform: () throws -> (Image) throws -> Image, notice: (String) -> Void,
                     progress: (Int, Int) -> Void) throws -> Outcome {
         var probe = try VideoProbe.probe(input, tools: tools)
-        try Stylizer.validate(width: probe.width, height: probe.height)
+        do {
+            try Stylizer.validate(width: probe.width, height: probe.height)
+        } catch let error as Stylizer.InputError {
+            throw VideoError("\(PrintableText.escaping(input)): \(error)")
+        }
         try probe.probePackets(tools: tools)
         let identity = VideoJobIdentity(source: try VideoSourceIdentity.of(input, probe: probe),
                                         options: "\(styleOptions) \(encoding.summary)")
