@@ -148,6 +148,33 @@ final class VideoStylizeCLITests: XCTestCase {
         XCTAssertEqual(try frameHashes(joined), try frameHashes(whole))
     }
 
+    /// `-` is Matroska on standard output; a FIFO named .mp4 is refused (MP4 cannot stream).
+    func testStandardOutputAndFIFO() throws {
+        var result = try stylize([clip, "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let streamed = path("streamed.mkv")
+        try result.stdout.write(to: URL(fileURLWithPath: streamed))
+        XCTAssertEqual(try probe(streamed, "packet=pts").split(separator: "\n").count, 24)
+        let fifo = path("fifo.mp4")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        result = try stylize([clip, fifo])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("cannot be written to a pipe"), result.stderr)
+    }
+
+    /// A variable-rate source: every frame once, a warning saying the output is constant-rate.
+    func testVariableFrameRateIsWarnedAbout() throws {
+        let vfr = path("vfr.mp4")
+        let made = try TestProcess.run(LiveTestSupport.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-i", clip,
+                                                                "-vf", "select='not(eq(n\\,5))'", "-fps_mode", "vfr", "-c:a", "copy", vfr])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let out = path("vfr-styled.mp4")
+        let result = try stylize([vfr, out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("variable frame rate"), result.stderr)
+        XCTAssertEqual(try probe(out, "packet=pts").split(separator: "\n").count, 23)
+    }
+
     func testCorruptInputIsOneLineAndNoOutput() throws {
         let bad = path("bad.mp4")
         var junk = Data("not a video at all".utf8)

@@ -161,6 +161,9 @@ public struct VideoJob {
             destination.discard()
             throw error
         }
+        if frames != probe.frameCount {
+            notice("\(PrintableText.escaping(input)): ffmpeg decoded \(frames) frames of the \(probe.frameCount) the file lists")
+        }
         return .done(frames: frames)
     }
 }
