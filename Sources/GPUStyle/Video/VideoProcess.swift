@@ -95,7 +95,8 @@ public final class VideoProcess {
         case .write: descriptor = pipe!.fileHandleForWriting.fileDescriptor
         case .none: descriptor = -1
         }
-        cleanup = SignalCleanup.shared.addAction { [process] in VideoProcess.end(process) }
+        let input = kind == .write ? pipe!.fileHandleForWriting : nil
+        cleanup = SignalCleanup.shared.addAction { [process] in VideoProcess.end(process, input: input) }
     }
 
     deinit {
@@ -105,11 +106,18 @@ public final class VideoProcess {
         }
     }
 
-    /// SIGTERM, then up to two seconds for it to exit.
-    static func end(_ process: Process) {
+    /// Our end of its input closed (it sees the end of the stream), SIGTERM, up to two seconds
+    /// for it to exit, then SIGKILL. A signal ending us removes our temporary files only after
+    /// this: an ffmpeg still blocked reading our pipe (its read restarts after SIGTERM) would
+    /// otherwise finish the output file by name once we are gone, leaving it behind.
+    static func end(_ process: Process, input: FileHandle? = nil) {
+        try? input?.close()
         guard process.isRunning else { return }
         process.terminate()
         for _ in 0..<200 where process.isRunning { usleep(10_000) }
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        for _ in 0..<100 where process.isRunning { usleep(10_000) }
     }
 
     /// Ends it now (a failure elsewhere).
