@@ -5,7 +5,7 @@ import GPUStyle
 /// `--shard`, `--force` and `--summary`: one task of a batch spread over a job array (Slurm,
 /// Kubernetes Indexed Jobs), resumable, with a summary the scheduler's user can read.
 struct BatchOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Do only this task's share of the folders' files: I/N (task I of N, from 0; Kubernetes: $JOB_COMPLETION_INDEX/N), auto (a Slurm job array's task) or auto/N (a Slurm task re-run as a smaller array keeps its share). A file's share depends only on its name.",
+    @Option(help: ArgumentHelp("Do only this task's share: I/N (task I of N, from 0; Kubernetes: $JOB_COMPLETION_INDEX/N), auto (a Slurm job array's task) or auto/N (a Slurm task re-run as a smaller array keeps its share). A folder's file goes by its name alone; a video is split at keyframes into NAME.part-I-of-N.nut for gpustyle join.",
                                valueName: "I/N|auto"))
     var shard: String?
 

@@ -76,7 +76,7 @@ struct GPUStyleCommand: ParsableCommand {
         commandName: "gpustyle",
         abstract: "Neural style transfer on Vulkan compute shaders, with a fast CPU path chosen at run time.",
         version: "0.1.0",
-        subcommands: [StylizeCommand.self, StylesCommand.self, DetectCommand.self, ClassifyCommand.self, DigitsCommand.self, FacesCommand.self, TextCommand.self, AnalyzeCommand.self, ConvertModelCommand.self, RectifyCommand.self, LiveCommand.self, BenchCommand.self, ProfileCommand.self, DevicesCommand.self],
+        subcommands: [StylizeCommand.self, StylesCommand.self, DetectCommand.self, ClassifyCommand.self, DigitsCommand.self, FacesCommand.self, TextCommand.self, AnalyzeCommand.self, ConvertModelCommand.self, RectifyCommand.self, LiveCommand.self, JoinCommand.self, BenchCommand.self, ProfileCommand.self, DevicesCommand.self],
         defaultSubcommand: StylizeCommand.self
     )
 }

@@ -36,7 +36,9 @@ struct StylizeCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
-    @OptionGroup(title: "Folders on many machines") var batchOptions: BatchOptions
+    @OptionGroup var videoOptions: VideoOptions
+
+    @OptionGroup(title: "Folders and videos on many machines") var batchOptions: BatchOptions
 
     // Alter in place (the picture on the wall): options and run code in RectifyCommand.swift.
     @Flag(name: .customLong("in-place-rectangle"),
@@ -53,7 +55,7 @@ struct StylizeCommand: ParsableCommand {
     /// Vision's detection parameters, for --in-place-rectangle without --quad.
     @OptionGroup var rectangle: RectangleOptions
 
-    @Argument(help: "Input image, folder, or -.")
+    @Argument(help: "Input image, folder, video (see docs/video.md), or -.")
     var input: String
 
     @Argument(help: "Output PNG, folder, or -.")
@@ -76,13 +78,17 @@ struct StylizeCommand: ParsableCommand {
         let mix = try StyleMix(parsing: style)
         let destination = (output ?? outputOption)!
         if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }
+        if VideoInput.isVideo(input) {
+            return try VideoStylizeJob(input: input, output: destination, mix: mix, strength: strength, deviceOptions: deviceOptions,
+                                       options: videoOptions, batch: batchOptions).run()
+        }
         if input != "-", FileManager.default.isDirectory(input) {
             try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions,
                           limits: inputOptions.limits, batch: batchOptions).run()
             return
         }
         if batchOptions.shard != nil || batchOptions.force || batchOptions.summary != nil {
-            throw CommandFailure(message: "--shard, --force and --summary are for a folder of photos")
+            throw CommandFailure(message: "--shard, --force and --summary are for a folder of photos or a video")
         }
         // Check the input and the output's folder before starting a device: bad input fails fast.
         try OutputPath(destination).check()

@@ -1,7 +1,7 @@
 import XCTest
 @testable import GPUStyle
 
-/// SHA-256 against FIPS 180-4's examples and Python's hashlib (the values below:
+/// SHA-256 against FIPS 180-4's examples, Python's hashlib and coreutils' sha256sum (the values below:
 /// `hashlib.sha256(b).hexdigest()`), in one piece, in odd pieces and from a file.
 final class SHA256Tests: XCTestCase {
     static let long = Data((0..<1000).flatMap { _ in (0..<256).map { UInt8($0) } } + Array("xyz".utf8))
@@ -38,5 +38,14 @@ final class SHA256Tests: XCTestCase {
         XCTAssertEqual(digest, Self.cases[3].1)
         XCTAssertEqual(bytes, Self.long.count)
         XCTAssertThrowsError(try SHA256.ofFile(path + ".missing"))
+    }
+
+    /// Against coreutils' sha256sum, at the padding's edges (55, 64 bytes) and on 200 kB.
+    func testMatchesCoreutils() throws {
+        var bytes = [UInt8]()
+        for i in 0..<200_003 { bytes.append(UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 13)) }
+        for data in [Data(), Data("abc".utf8), Data(repeating: 0x61, count: 55), Data(repeating: 0x61, count: 64), Data(bytes)] {
+            XCTAssertEqual(SHA256.hex(data), try SHA256Digest.hex(data), "\(data.count) bytes")
+        }
     }
 }

@@ -94,6 +94,11 @@ public struct BatchSummary: Codable, Equatable, Sendable {
     public struct Failure: Codable, Equatable, Sendable {
         public var file: String
         public var error: String
+
+        public init(file: String, error: String) {
+            self.file = file
+            self.error = error
+        }
     }
 
     public var shard: String

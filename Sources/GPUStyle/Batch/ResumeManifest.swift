@@ -108,15 +108,8 @@ public struct ResumeManifest: Sendable {
     /// output folder, and for their records). Only these outputs' files: other tasks of the
     /// array may be writing theirs. Lists each folder once.
     public func removeLeftovers(of outputs: Set<String>) {
-        let records = Set(outputs.map { (recordPath($0) as NSString).lastPathComponent })
-        for (folder, names) in [(outputFolder, outputs), (recordFolder, records)] {
-            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
-            for entry in entries where entry.hasPrefix(".") {
-                guard let range = entry.range(of: ".partial-", options: .backwards) else { continue }
-                let name = String(entry[entry.index(after: entry.startIndex)..<range.lowerBound])
-                if names.contains(name) { unlink((folder as NSString).appendingPathComponent(entry)) }
-            }
-        }
+        OutputPath.removeLeftovers(of: outputs, in: outputFolder)
+        OutputPath.removeLeftovers(of: Set(outputs.map { (recordPath($0) as NSString).lastPathComponent }), in: recordFolder)
     }
 
     private func createRecordFolder() throws {

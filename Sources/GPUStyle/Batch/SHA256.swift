@@ -65,6 +65,13 @@ public struct SHA256 {
         }.joined()
     }
 
+    /// The digest of `data` in one call.
+    public static func hex(_ data: Data) -> String {
+        var hash = SHA256()
+        hash.update(data)
+        return hash.finalize()
+    }
+
     /// The digest of a whole file, read in 1 MiB pieces.
     public static func ofFile(_ path: String) throws -> (digest: String, bytes: Int) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

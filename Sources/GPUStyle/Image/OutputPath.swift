@@ -113,7 +113,7 @@ public struct OutputPath: Sendable, CustomStringConvertible {
         let name = (target as NSString).lastPathComponent
         let ext = (name as NSString).pathExtension
         let temporary = (folder as NSString).appendingPathComponent(
-            ".\(name).partial-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+            ".\(name)\(Self.partialMarker)\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
                 + (keepingExtension && !ext.isEmpty ? ".\(ext)" : ""))
         // 0o666 lets the umask apply, as for a file made by `>`.
         let (fd, code) = TemporaryFiles.shared.create(temporary, mode: 0o666)
@@ -130,6 +130,23 @@ public struct OutputPath: Sendable, CustomStringConvertible {
             }
         }
         return file
+    }
+
+    /// The temporary name's marker: `.NAME.partial-PID-RANDOM[.EXT]` (see `openTemporary`).
+    static let partialMarker = ".partial-"
+
+    /// Removes the temporary files a writer killed without a chance to clean up (SIGKILL, a lost
+    /// node) left for these file names in `folder`. Only these names': another process may be
+    /// writing others there (the tasks of a job array share an output folder, each with its own
+    /// files). Lists the folder once.
+    public static func removeLeftovers(of names: Set<String>, in folder: String) {
+        guard !names.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for entry in entries where entry.hasPrefix(".") {
+            guard let range = entry.range(of: partialMarker, options: .backwards) else { continue }
+            if names.contains(String(entry[entry.index(after: entry.startIndex)..<range.lowerBound])) {
+                unlink((folder as NSString).appendingPathComponent(entry))
+            }
+        }
     }
 
     /// The descriptor a path names when it is one of ours: `/dev/fd/N`, `/proc/self/fd/N`,

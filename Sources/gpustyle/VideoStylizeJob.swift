@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import GPUStyle
+
+extension VideoEncoding.Codec: ExpressibleByArgument {}
+
+/// The options only a video input uses (see docs/video.md).
+struct VideoOptions: ParsableArguments {
+    @Option(name: .customLong("video-codec"),
+            help: "With a video: x264 (H.264, CRF 18, the default), x264-lossless (H.264 -qp 0) or ffv1 (lossless, .mkv).")
+    var videoCodec: VideoEncoding.Codec = .x264
+
+}
+
+/// `gpustyle --style N film.mp4 styled.mp4`: the library's `VideoJob` with the command's options,
+/// progress on stderr when it is a terminal, a summary under --verbose.
+struct VideoStylizeJob {
+    let input: String
+    let output: String
+    let mix: StyleMix
+    let strength: Float
+    let deviceOptions: DeviceOptions
+    let options: VideoOptions
+    let batch: BatchOptions
+
+    /// Runs the job; with `--summary`, says what it did: the video (or this task's part of it)
+    /// is the one input, done, skipped or failed.
+    func run() throws {
+        let shard = try batch.resolvedShard()
+        try batch.checkSummary()
+        var summary = BatchSummary(shard: shard.description, assigned: 1)
+        let start = MonotonicClock.seconds()
+        do {
+            defer { summary.seconds = MonotonicClock.seconds() - start }
+            do {
+                summary.device = try runJob(shard: shard, skipped: &summary.skipped)
+            } catch let error as VideoError {
+                throw CommandFailure(message: error.description, status: error.isUserError ? 2 : 1)
+            }
+            summary.done = 1 - summary.skipped
+        } catch {
+            summary.failed = 1
+            summary.failures = [.init(file: input, error: (error as? CommandFailure)?.message ?? "\(error)")]
+            if let path = batch.summary { try? OutputPath(path).write(summary.json()) }
+            throw error
+        }
+        try batch.finish(summary)
+    }
+
+    /// The device that ran (none when nothing needed stylizing).
+    private func runJob(shard: Shard, skipped: inout Int) throws -> String {
+        let tools = try VideoTools.locate(searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        var job = VideoJob(input: input, output: output, tools: tools, encoding: VideoEncoding(codec: options.videoCodec),
+                           styleOptions: "style \(mix.description) strength \(strength)")
+        if batch.shard != nil { job.shard = (shard.index, shard.count) }
+        job.force = batch.force
+        let showProgress = isatty(STDERR_FILENO) == 1
+        let start = MonotonicClock.seconds()
+        var lastShown = 0.0
+        var stylizer: Stylizer?
+        let outcome = try job.run(makeTransform: {
+            let made = try deviceOptions.makeStylizer()
+            stylizer = made
+            return { [mix, strength, input] image in
+                do {
+                    return try made.stylize(image, mix: mix, strength: strength)
+                } catch let error as TilingLayout.BudgetError {
+                    throw CommandFailure(message: "\(input): \(error)", status: 1)
+                }
+            }
+        }, notice: { printToStandardError("gpustyle: warning: \($0)") }, progress: { done, total in
+            guard showProgress else { return }
+            let now = MonotonicClock.seconds()
+            guard now - lastShown >= 0.5 || done == total else { return }
+            lastShown = now
+            let line = String(format: "\r%@: %d/%d frames, %.1f fps", PrintableText.escaping(input), done, total,
+                              Double(done) / max(now - start, 1e-9))
+            FileHandle.standardError.write(Data((line + (done == total ? "\n" : "")).utf8))
+        })
+        let seconds = MonotonicClock.seconds() - start
+        switch outcome {
+        case .skipped(let path):
+            skipped = 1
+            printToStandardError("gpustyle: \(path) is already done for this source and options (--force to redo it)")
+        case .emptyPart(let record):
+            printToStandardError("gpustyle: shard \(shard): no frames in this range (fewer keyframes than shards); wrote \(record)")
+        case .done(let frames):
+            if deviceOptions.verbose {
+                printToStandardError(String(format: "%@: %d frames, style %@, %.1f s, %.2f fps -> %@", PrintableText.escaping(input), frames,
+                                            mix.description, seconds, Double(frames) / max(seconds, 1e-9), OutputPath(output).description))
+            }
+        }
+        return stylizer?.backend.name ?? "none"
+    }
+}
