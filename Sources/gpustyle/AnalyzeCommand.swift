@@ -5,7 +5,7 @@ import GPUStyle
 struct AnalyzeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
-        abstract: "Run several requests on one photo: \(catalogue.names.map(\.rawValue).joined(separator: ", ")) (like Vision's perform([...])).",
+        abstract: "Run several requests on each photo: \(catalogue.names.map(\.rawValue).joined(separator: ", ")) (like Vision's perform([...])).",
         discussion: """
         The photo is decoded once; each request reads the same pixels with its command's defaults, \
         and the requests run together (rectangles and digits, faces, classify, text on their own \
@@ -38,8 +38,10 @@ struct AnalyzeCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
-    @Argument(help: "Photo (PNG, JPEG, HEIC, AVIF or WebP), or - for stdin.")
-    var input: String
+    @OptionGroup(title: "Folders on many machines") var batchOptions: ReportBatchOptions
+
+    @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
+    var inputs: [String]
 
     var requestList: [RequestName] {
         get throws {
@@ -53,6 +55,10 @@ struct AnalyzeCommand: ParsableCommand {
 
     func validate() throws {
         _ = try requestList
+        try InputFiles.validate(inputs)
+        if overlay != nil && (inputs.count != 1 || FileManager.default.isDirectory(inputs[0])) {
+            throw ValidationError("--overlay needs exactly one photo")
+        }
         if let overlay, overlay.isEmpty || overlay == "-" {
             throw ValidationError("--overlay needs a file name (stdout holds the results)")
         }
@@ -62,7 +68,6 @@ struct AnalyzeCommand: ParsableCommand {
         if let overlay { try OutputPath(overlay).check() }
         let requests = try requestList
         let renderer = try overlay.map { _ in try TextRenderer() }
-        let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         let analyzer: ImageAnalyzer
         do {
             // One backend per request that runs a network, so one per lane (`ImageAnalyzer`);
@@ -78,14 +83,20 @@ struct AnalyzeCommand: ParsableCommand {
         } catch {
             throw CommandFailure(message: "a built-in model: \(error)", status: 1)  // the binary's models: not the user's fault
         }
-        let start = MonotonicClock.seconds()
-        let result = try analyzer.analyze(image)
-        if deviceOptions.verbose {
-            printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(input), (MonotonicClock.seconds() - start) * 1000))
-        }
-        try StandardOutput.print(json ? try result.json(file: input, width: image.width, height: image.height) : result.text(file: input))
-        if let overlay, let renderer {
-            try ImageIO.writePNG(result.overlay(on: image, renderer: renderer), to: overlay)
+        let key = "analyze requests=\(requests.map(\.rawValue).joined(separator: ","))"
+        // Each request names its own device in --verbose; the summary names the one asked for.
+        try ReportBatch(arguments: inputs, options: batchOptions, json: json, optionsKey: key).run(device: { deviceOptions.device.rawValue }) { input, _, emit in
+            let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
+            let start = MonotonicClock.seconds()
+            let result = try analyzer.analyze(image)
+            if deviceOptions.verbose {
+                printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(input), (MonotonicClock.seconds() - start) * 1000))
+            }
+            try emit(json ? try result.json(file: input, width: image.width, height: image.height) : result.text(file: input))
+            if let overlay, let renderer {
+                try ImageIO.writePNG(result.overlay(on: image, renderer: renderer), to: overlay)
+            }
+            return true
         }
     }
 }

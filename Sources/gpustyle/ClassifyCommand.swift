@@ -32,6 +32,8 @@ struct ClassifyCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup(title: "Folders on many machines") var batchOptions: ReportBatchOptions
+
     @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
     var inputs: [String]
 
@@ -42,27 +44,19 @@ struct ClassifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let files = try inputs.flatMap(InputFiles.expand)
         let classifier = try ClassifierSetup.make(model: model, labels: labels, device: deviceOptions)
-        var failures = BatchFailures()
-        for file in files {
-            do {
+        let key = "classify model=\(model ?? "built-in") labels=\(labels ?? "") top=\(top)"
+        try ReportBatch(arguments: inputs, options: batchOptions, json: json, optionsKey: key).run(device: { classifier.backend.name }) { file, showFile, emit in
                 let image = try inputOptions.read(file, verbose: deviceOptions.verbose)
                 let start = MonotonicClock.seconds()
                 let answer = try classifier.classify(image, top: top)
                 if deviceOptions.verbose {
                     printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
                 }
-                try StandardOutput.print(json ? try ClassificationReport.json(answer, file: file)
-                                              : ClassificationReport.text(answer, file: file, showFile: files.count > 1))
-            } catch let error as OutputError {
-                throw error  // stdout is gone: nothing more can be reported
-            } catch {
-                if files.count == 1 { throw error }
-                Main.printError(failures.record(error, file: file))
-            }
+                try emit(json ? try ClassificationReport.json(answer, file: file)
+                              : ClassificationReport.text(answer, file: file, showFile: showFile))
+                return true
         }
-        try failures.finish(total: files.count)
     }
 }
 

@@ -61,7 +61,9 @@ struct DetectCommand: ParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceChoiceOptions
 
-    @Flag(help: "Print JSON.")
+    @OptionGroup(title: "Folders on many machines") var batchOptions: ReportBatchOptions
+
+    @Flag(help: "Print JSON: {\"file\", \"width\", \"height\", \"observations\", \"milliseconds\"}, one line per photo.")
     var json = false
 
     @Option(help: "Also write the photo with the rectangles drawn on it to this PNG (a file, FIFO or device: stdout holds the observations).")
@@ -79,10 +81,14 @@ struct DetectCommand: ParsableCommand {
 
     enum FrontEnd: String, ExpressibleByArgument { case fused, classic, learned }
 
-    @Argument(help: "Photo (PNG, JPEG, HEIC, AVIF or WebP), or - for stdin.")
-    var input: String
+    @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
+    var inputs: [String]
 
     func validate() throws {
+        try InputFiles.validate(inputs)
+        if (overlay != nil || trace != nil) && (inputs.count != 1 || FileManager.default.isDirectory(inputs[0])) {
+            throw ValidationError("\(overlay != nil ? "--overlay" : "--trace") needs exactly one photo")
+        }
         // The observations go to stdout, so the trace and the overlay cannot.
         if let trace, trace.isEmpty || trace == "-" { throw ValidationError("--trace needs a file name") }
         if let overlay, overlay.isEmpty || overlay == "-" {
@@ -92,24 +98,31 @@ struct DetectCommand: ParsableCommand {
 
     func run() throws {
         for path in [overlay, trace].compactMap({ $0 }) { try OutputPath(path).check() }
-        let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
         let detector = try deviceOptions.makeDetector()
         let learned = frontEnd == .learned ? detector.finder : nil
         if frontEnd == .classic { detector.finder = nil }
-        let start = MonotonicClock.seconds()
-        let (observations, seen) = try learned.map { (try $0.detect(image, options: rectangle.options), nil) }
-            ?? (trace == nil ? (try detector.detect(image, options: rectangle.options), nil)
-                             : try detector.detectTraced(image, options: rectangle.options))
-        let seconds = MonotonicClock.seconds() - start
-        if let trace, let seen { try seen.write(to: trace) }
-        if json {
-            try StandardOutput.print(DetectionReport.json(observations, width: image.width, height: image.height, seconds: seconds))
-        } else {
-            try StandardOutput.print(DetectionReport.text(observations, width: image.width, height: image.height))
+        let o = rectangle.options
+        let key = "detect front-end=\(frontEnd.rawValue) minimum-aspect-ratio=\(o.minimumAspectRatio) maximum-aspect-ratio=\(o.maximumAspectRatio) "
+            + "quadrature-tolerance=\(o.quadratureTolerance) minimum-size=\(o.minimumSize) minimum-confidence=\(o.minimumConfidence) "
+            + "maximum-observations=\(o.maximumObservations)"
+        try ReportBatch(arguments: inputs, options: batchOptions, json: json, optionsKey: key).run(device: { detector.edgeStage.name }) { input, showFile, emit in
+            let image = try inputOptions.read(input, verbose: deviceOptions.verbose)
+            let start = MonotonicClock.seconds()
+            let (observations, seen) = try learned.map { (try $0.detect(image, options: rectangle.options), nil) }
+                ?? (trace == nil ? (try detector.detect(image, options: rectangle.options), nil)
+                                 : try detector.detectTraced(image, options: rectangle.options))
+            let seconds = MonotonicClock.seconds() - start
+            if let trace, let seen { try seen.write(to: trace) }
+            if json {
+                try emit(DetectionReport.json(observations, file: input, width: image.width, height: image.height, seconds: seconds))
+            } else {
+                let text = DetectionReport.text(observations, width: image.width, height: image.height)
+                try emit(showFile ? "\(PrintableText.escaping(input)):\n" + text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") : text)
+            }
+            if let overlay {
+                try ImageIO.writePNG(QuadOverlay.draw(observations.map(\.quad), on: image), to: overlay)
+            }
+            return !observations.isEmpty
         }
-        if let overlay {
-            try ImageIO.writePNG(QuadOverlay.draw(observations.map(\.quad), on: image), to: overlay)
-        }
-        if observations.isEmpty { throw ExitCode(1) }
     }
 }

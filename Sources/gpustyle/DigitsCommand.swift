@@ -63,6 +63,8 @@ struct DigitsCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup(title: "Folders on many machines") var batchOptions: ReportBatchOptions
+
     @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
     var inputs: [String]
 
@@ -99,12 +101,13 @@ struct DigitsCommand: ParsableCommand {
     func run() throws {
         if let overlay { try OutputPath(overlay).check() }
         let renderer = try overlay.map { _ in try TextRenderer() }
-        let files = try inputs.flatMap(InputFiles.expand)
         let warper = try deviceOptions.choose("warp", name: \.name, ComputeChoice<PerspectiveWarper>.choose)
         let classifier = try DigitClassifierSetup.make(model: model, device: deviceOptions)
         let reader = NoteReader(detector: try deviceOptions.makeDetector(), warper: warper, classifier: classifier)
         let quads = try quad.map(RectifyCommand.parseQuad)
-        try BatchFailures.forEach(files) { file in
+        let key = "digits model=\(model) preprocess=\(preprocess) minimum-confidence=\(minimumConfidence) minimum-size=\(minimumSize) "
+            + "minimum-aspect-ratio=\(minimumAspectRatio) quadrature-tolerance=\(quadratureTolerance) maximum-notes=\(maximumNotes)"
+        try ReportBatch(arguments: inputs, options: batchOptions, json: json, optionsKey: key).run(device: { classifier.backend.name }) { file, showFile, emit in
             let image = try inputOptions.read(file, verbose: deviceOptions.verbose)
             for q in quads { try RectifyCommand.check(q, in: image) }
             let start = MonotonicClock.seconds()
@@ -112,8 +115,8 @@ struct DigitsCommand: ParsableCommand {
             if deviceOptions.verbose {
                 printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
             }
-            try StandardOutput.print(json ? DigitsReport.json(notes, file: file, width: image.width, height: image.height)
-                                          : DigitsReport.text(notes, file: file, showFile: files.count > 1))
+            try emit(json ? DigitsReport.json(notes, file: file, width: image.width, height: image.height)
+                          : DigitsReport.text(notes, file: file, showFile: showFile))
             if let glyphs {
                 for (index, note) in notes.enumerated() {
                     guard let glyph = note.glyph else { continue }

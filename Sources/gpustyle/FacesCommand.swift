@@ -59,6 +59,8 @@ struct FacesCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup(title: "Folders on many machines") var batchOptions: ReportBatchOptions
+
     @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
     var inputs: [String]
 
@@ -96,7 +98,6 @@ struct FacesCommand: ParsableCommand {
         if let output { try OutputPath(output).check() }
         let masks = try FaceMaskArguments.load(mask, limits: inputOptions.limits)
         let renderer = try overlay.map { _ in try TextRenderer() }
-        let files = try inputs.flatMap(InputFiles.expand)
         let backend = try deviceOptions.backend(convolutions: [])
         let detector: FaceDetector
         do {
@@ -110,7 +111,9 @@ struct FacesCommand: ParsableCommand {
         } catch {
             throw CommandFailure(message: "the face landmark model: \(error)", status: 1)
         }
-        try BatchFailures.forEach(files) { file in
+        let key = "faces minimum-confidence=\(minimumConfidence) overlap-threshold=\(overlapThreshold) enlargement=\(enlargement) "
+            + "landmarks=\(landmarks) all-detections=\(allDetections)"
+        try ReportBatch(arguments: inputs, options: batchOptions, json: json, optionsKey: key).run(device: { backend.name }) { file, showFile, emit in
             let image = try inputOptions.read(file, verbose: deviceOptions.verbose)
             let start = MonotonicClock.seconds()
             let (faces, meshes) = try landmarker.verified(try detector.detect(image, options: options), in: image,
@@ -118,8 +121,8 @@ struct FacesCommand: ParsableCommand {
             if deviceOptions.verbose {
                 printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
             }
-            try StandardOutput.print(json ? FacesReport.json(faces, meshes: meshes, file: file, width: image.width, height: image.height)
-                                          : FacesReport.text(faces, file: file, showFile: files.count > 1, landmarks: landmarks))
+            try emit(json ? FacesReport.json(faces, meshes: meshes, file: file, width: image.width, height: image.height)
+                          : FacesReport.text(faces, file: file, showFile: showFile, landmarks: landmarks))
             if let output {
                 try ImageIO.writePNG(FaceMasking.apply(masks, meshes: meshes, on: image), to: output)
             }

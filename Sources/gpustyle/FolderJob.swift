@@ -5,10 +5,12 @@ import GPUStyle
 /// `gpustyle --style N photos/ -o out/`: every photo in a folder (PNG, JPEG, HEIC, AVIF, WebP), one device and one set of
 /// pipelines for all of them, a progress bar when standard error is a terminal.
 ///
-/// Outputs are named by `FolderOutputNames` (checked before any work); an `-o` that is the input
-/// folder is refused when an output would overwrite an input. A photo that fails (a bad file, a
-/// failed write) is reported with its name and the batch goes on; the exit status then says
-/// some failed: 2 when all failures were bad inputs, 1 when one was a write or internal error.
+/// Outputs are named by `FolderOutputNames` (over the whole folder, checked before any work, so
+/// that every task of a job array names them alike); an `-o` that is the input folder is refused
+/// when an output would overwrite an input. With `--shard` only this task's share is done. The
+/// run is resumable: an output an earlier run finished from the same photo and options is
+/// skipped (`ResumeManifest`), unless `--force`. A photo that fails (a bad file, a failed write)
+/// is reported with its name and the batch goes on; the exit status is then 1.
 struct FolderJob {
     let input: String
     let output: String
@@ -16,11 +18,20 @@ struct FolderJob {
     let strength: Float
     let options: DeviceOptions
     let limits: DecodeLimits
+    let batch: BatchOptions
 
     /// Names a folder's images are picked by (the reader itself goes by the bytes).
     static let extensions: Set<String> = ["png", "jpg", "jpeg", "heic", "heif", "avif", "webp"]
 
+    /// What changes a stylized photo: the program's version, the style mix and the strength
+    /// (the device and the memory budget change it by at most 1/255, and are left out).
+    var optionsKey: String {
+        "gpustyle \(GPUStyleCommand.configuration.version) stylize style=\(mix) strength=\(strength)"
+    }
+
     func run() throws {
+        let shard = try batch.resolvedShard()
+        try batch.checkSummary()
         let names = try InputFiles.imageNames(in: input)
         guard !names.isEmpty else { throw CommandFailure(message: "no PNG, JPEG, HEIC, AVIF or WebP files in \(input)") }
         let targets: [String]
@@ -33,25 +44,39 @@ struct FolderJob {
             throw CommandFailure(message: "output folder \(output) is the input folder: \(clash) would overwrite the original; choose another -o folder")
         }
         try createOutputFolder()
-        let stylizer = try options.makeStylizer()
-        let progress = ProgressBar(total: names.count)
-        var failures = BatchFailures()
-        for (index, name) in names.enumerated() {
-            let source = (input as NSString).appendingPathComponent(name)
-            let target = (output as NSString).appendingPathComponent(targets[index])
-            do {
-                let image = try InputOptions.read(source, limits: limits, verbose: options.verbose)
-                // The image's last use: tiled runs release its planes once they are stored compactly.
-                try ImageIO.writePNG(try stylizer.stylize(consume image, mix: mix, strength: strength), to: target)
-            } catch {
-                // One bad photo should not stop a batch; it is reported and counted.
-                let line = failures.record(error, file: source, alsoNamed: [target])
+        let target = Dictionary(uniqueKeysWithValues: zip(names, targets))
+        var job = BatchJob(inputs: names.map { BatchInput(path: (input as NSString).appendingPathComponent($0), key: $0) }, shard: shard)
+        job.manifest = ResumeManifest(outputFolder: output, optionsKey: optionsKey)
+        job.force = batch.force
+        if options.verbose, batch.shard != nil {
+            printToStandardError("shard \(shard): \(job.assigned.count) of \(names.count) photos")
+        }
+        // The device starts with the first photo to do: a re-run with everything finished needs none.
+        var stylizer: Stylizer?
+        let progress = ProgressBar(total: job.assigned.count)
+        let summary = try job.run(device: stylizer?.backend.name ?? "none",
+                                  outputName: { target[$0.key] },
+                                  observe: { input, outcome, position in
+            if case .failed(let error) = outcome {
+                if let setup = error as? DeviceSetupFailure { throw setup.error }  // not the photo's fault: stop
+                let line = FailureLine.text(error, file: input.path, alsoNamed: [(output as NSString).appendingPathComponent(target[input.key]!)])
                 progress.interrupt { Main.printError(line) }
             }
-            progress.update(done: index + 1, label: PrintableText.escaping(name))
+            progress.update(done: position, label: PrintableText.escaping(input.key))
+        }) { input in
+            let image = try InputOptions.read(input.path, limits: limits, verbose: options.verbose)
+            if stylizer == nil {
+                do { stylizer = try options.makeStylizer() } catch { throw DeviceSetupFailure(error: error) }
+            }
+            // The image's last use: tiled runs release its planes once they are stored compactly.
+            try ImageIO.writePNG(try stylizer!.stylize(consume image, mix: mix, strength: strength),
+                                 to: (output as NSString).appendingPathComponent(target[input.key]!))
         }
         progress.finish()
-        try failures.finish(total: names.count)
+        if options.verbose, summary.skipped > 0 {
+            printToStandardError("\(summary.skipped) of \(summary.assigned) photos were finished by an earlier run (--force redoes them)")
+        }
+        try batch.finish(summary)
     }
 
     private func createOutputFolder() throws {
@@ -69,49 +94,18 @@ struct FolderJob {
     }
 }
 
-/// The failures of a batch (a folder, several inputs): each is reported with its file's name and
-/// the batch goes on; at the end the exit status says some failed: 2 when all were bad inputs,
-/// 1 when one was a write or internal error.
-struct BatchFailures {
-    private(set) var count = 0
-    private var internalCount = 0
-
-    /// Counts `error` and returns its line for stderr, which names `file` unless the message
-    /// already starts with it or with one of `alsoNamed` (e.g. the output the error is about).
-    mutating func record(_ error: Error, file: String, alsoNamed: [String] = []) -> String {
-        count += 1
-        if !(Main.isUserError(error) || (error as? OutputError)?.isUserError == true) { internalCount += 1 }
-        let text = "\(error)"
-        return ([file] + alsoNamed).contains { text.hasPrefix(PrintableText.escaping($0)) } ? text : "\(file): \(text)"
-    }
-
-    /// Throws the summary ("2 of 9 images failed") when anything failed.
-    func finish(total: Int) throws {
-        guard count > 0 else { return }
-        throw CommandFailure(message: "\(count) of \(total) images failed", status: internalCount > 0 ? 1 : 2)
-    }
+/// A device that could not be set up during a batch: the batch stops with its error.
+struct DeviceSetupFailure: Error, CustomStringConvertible {
+    let error: Error
+    var description: String { "\(error)" }
 }
 
-extension BatchFailures {
-    /// The per-photo loop of the commands that read photos and report what they find (digits,
-    /// faces): `body` handles one file and says whether it found anything. A file that fails
-    /// among several is reported and the others go on; a failure to write stdout or an output
-    /// ends the loop; exit status 1 when some photo had nothing (as `detect`).
-    static func forEach(_ files: [String], _ body: (String) throws -> Bool) throws {
-        var failures = BatchFailures()
-        var empty = 0
-        for file in files {
-            do {
-                if try !body(file) { empty += 1 }
-            } catch let error as OutputError {
-                throw error  // stdout or an output is gone: nothing more can be reported
-            } catch {
-                if files.count == 1 { throw error }
-                Main.printError(failures.record(error, file: file))
-            }
-        }
-        try failures.finish(total: files.count)
-        if empty > 0 { throw ExitCode(1) }
+/// The line on stderr for an input of a batch that failed: the error, naming `file` unless the
+/// message already starts with it or with one of `alsoNamed` (e.g. the output it is about).
+enum FailureLine {
+    static func text(_ error: Error, file: String, alsoNamed: [String] = []) -> String {
+        let text = "\(error)"
+        return ([file] + alsoNamed).contains { text.hasPrefix(PrintableText.escaping($0)) } ? text : "\(file): \(text)"
     }
 }
 

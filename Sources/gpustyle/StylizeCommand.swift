@@ -36,6 +36,8 @@ struct StylizeCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup(title: "Folders on many machines") var batchOptions: BatchOptions
+
     // Alter in place (the picture on the wall): options and run code in RectifyCommand.swift.
     @Flag(name: .customLong("in-place-rectangle"),
           help: "Stylize only the best rectangle found (a picture on the wall) and put it back in place.")
@@ -76,8 +78,11 @@ struct StylizeCommand: ParsableCommand {
         if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }
         if input != "-", FileManager.default.isDirectory(input) {
             try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions,
-                          limits: inputOptions.limits).run()
+                          limits: inputOptions.limits, batch: batchOptions).run()
             return
+        }
+        if batchOptions.shard != nil || batchOptions.force || batchOptions.summary != nil {
+            throw CommandFailure(message: "--shard, --force and --summary are for a folder of photos")
         }
         // Check the input and the output's folder before starting a device: bad input fails fast.
         try OutputPath(destination).check()

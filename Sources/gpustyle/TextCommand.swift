@@ -40,6 +40,8 @@ struct TextCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup(title: "Folders on many machines") var batchOptions: ReportBatchOptions
+
     @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
     var inputs: [String]
 
@@ -59,7 +61,6 @@ struct TextCommand: ParsableCommand {
     func run() throws {
         if let overlay { try OutputPath(overlay).check() }
         let renderer = try overlay.map { _ in try TextRenderer() }
-        let files = try inputs.flatMap(InputFiles.expand)
         let backend = try deviceOptions.backend(convolutions: [])
         let reader: TextReader
         do {
@@ -69,15 +70,16 @@ struct TextCommand: ParsableCommand {
         }
         var options = TextReader.Options()
         options.minimumConfidence = minimumConfidence
-        try BatchFailures.forEach(files) { file in
+        let key = "text minimum-confidence=\(minimumConfidence) detect-only=\(detectOnly)"
+        try ReportBatch(arguments: inputs, options: batchOptions, json: json, optionsKey: key).run(device: { backend.name }) { file, showFile, emit in
             let image = try inputOptions.read(file, verbose: deviceOptions.verbose)
             let start = MonotonicClock.seconds()
             let lines = try reader.read(image, options: options, detectOnly: detectOnly)
             if deviceOptions.verbose {
                 printToStandardError(String(format: "%@: %.1f ms", PrintableText.escaping(file), (MonotonicClock.seconds() - start) * 1000))
             }
-            try StandardOutput.print(json ? TextReport.json(lines, file: file, width: image.width, height: image.height, detectOnly: detectOnly)
-                                          : TextReport.text(lines, file: file, showFile: files.count > 1, detectOnly: detectOnly))
+            try emit(json ? TextReport.json(lines, file: file, width: image.width, height: image.height, detectOnly: detectOnly)
+                          : TextReport.text(lines, file: file, showFile: showFile, detectOnly: detectOnly))
             if let overlay {
                 try ImageIO.writePNG(TextReport.overlay(lines, on: image, renderer: renderer), to: overlay)
             }

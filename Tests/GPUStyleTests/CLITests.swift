@@ -133,7 +133,8 @@ final class CLITests: XCTestCase {
         }
         let result = try TestProcess.gpustyle(["--style", "4", "--device", "cpu", inputs, "-o", outputs])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outputs).sorted(), ["astronaut.png", "coffee.png"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outputs).sorted(), [".gpustyle-manifest", "astronaut.png", "coffee.png"],
+                       "the photos, and the records that make a run resumable")
     }
 
     func testContactSheet() throws {

@@ -8,11 +8,11 @@ public enum DetectionReport {
         [("topLeft", quad.topLeft), ("topRight", quad.topRight), ("bottomRight", quad.bottomRight), ("bottomLeft", quad.bottomLeft)]
     }
 
-    /// `{"width", "height", "observations", "milliseconds"}` on one line.
-    public static func json(_ observations: [RectangleObservation], width: Int, height: Int, seconds: Double) -> String {
-        let object: [String: Any] = ["width": width, "height": height, "observations": items(observations, width: width, height: height),
-                                     "milliseconds": seconds * 1000]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    /// `{"file", "width", "height", "observations", "milliseconds"}` on one line.
+    public static func json(_ observations: [RectangleObservation], file: String, width: Int, height: Int, seconds: Double) -> String {
+        let object: [String: Any] = ["file": file, "width": width, "height": height,
+                                     "observations": items(observations, width: width, height: height), "milliseconds": seconds * 1000]
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 
