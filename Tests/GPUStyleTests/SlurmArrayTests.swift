@@ -68,8 +68,9 @@ final class SlurmArrayTests: XCTestCase {
                        "a requeued task is still task 3 of the array 0-3")
     }
 
-    /// Style transfer over a folder as a 4-task array; task 2 is killed with SIGKILL once it has
-    /// written some outputs and re-run (requeued in the same array); then a new one-task array
+    /// Style transfer over a folder as a 4-task array; task 2's process is killed with SIGKILL
+    /// while it writes its third output (a partial file left behind) and the task is re-run
+    /// (requeued in the same array); then a new one-task array
     /// (`--array=2`, `--shard auto/4`) finds everything of its shard done. The outputs are the
     /// one-process run's, every input is done exactly once, nothing temporary is left.
     func testStyleArrayWithAKilledTaskMatchesOneProcess() throws {
@@ -101,18 +102,31 @@ final class SlurmArrayTests: XCTestCase {
         let summary2 = root.appendingPathComponent("sum-2.json")
         let job = try cluster.submit(["--array=0-3", script], in: root)
 
-        // Kill task 2 (SIGKILL, no chance to clean up) once it has written two outputs.
+        // Kill task 2's process (SIGKILL: no chance to clean up; kill(2) itself, since scancel's
+        // round trip is longer than writing a photo) once it has finished two outputs, if it can
+        // be caught writing a third (its `.NAME.partial-*` file is there) then, so that the re-run
+        // has a leftover to remove; else after its fifth.
         let ownedOutputs = Set(names.filter(killed.owns))  // a PNG's output has its name
         let deadline = Date().addingTimeInterval(40)
-        while (try Self.visibleNames(out)).filter(ownedOutputs.contains).count < 2 {
+        var process: pid_t?
+        var caughtWriting = false
+        while true {
+            let entries = FileManager.default.fileExists(atPath: out.path) ? try FileManager.default.contentsOfDirectory(atPath: out.path) : []
+            let finished = entries.filter(ownedOutputs.contains).count
+            if finished >= 1, process == nil { process = cluster.taskProcess(named: "gpustyle", task: 2) }
+            caughtWriting = entries.contains { entry in entry.contains(".partial-") && ownedOutputs.contains { entry.hasPrefix(".\($0).partial-") } }
+            if let process, finished >= 5 || (finished >= 2 && caughtWriting) {
+                kill(process, SIGKILL)
+                break
+            }
             if FileManager.default.fileExists(atPath: summary2.path) {
                 throw SlurmCluster.Failure("task 2 finished before it could be killed: \(cluster.taskLog(root, 2))")
             }
-            if Date() > deadline { throw SlurmCluster.Failure("task 2 wrote fewer than 2 outputs in 40 s: \(cluster.taskLog(root, 2))") }
-            usleep(10_000)
+            if Date() > deadline { throw SlurmCluster.Failure("task 2 wrote fewer than 5 outputs in 40 s: \(cluster.taskLog(root, 2))") }
+            usleep(finished >= 2 ? 200 : 10_000)
         }
-        try cluster.run("scancel", ["--signal=KILL", "--full", "\(job)_2"])
         try cluster.waitUntilNotRunning(job, task: 2, timeout: 20)
+        XCTAssertEqual(try cluster.lastEnds(of: job)[2]?.exitCode, "0:9", "task 2 ended by SIGKILL")
         XCTAssertFalse(FileManager.default.fileExists(atPath: summary2.path), "task 2 finished before it was killed")
         // Finished = output and its manifest record both there (the record is written after the
         // output is renamed into place; an output without one is redone, by design).
@@ -122,14 +136,15 @@ final class SlurmArrayTests: XCTestCase {
         }
         let before = try Self.identities(out, finishedByKilled)
         let partials = try Self.allNames(out).filter { $0.contains(".partial") }
-        print("SlurmArrayTests: task 2 killed after \(finishedByKilled.count) of \(ownedOutputs.count) outputs; partial files left by the kill: \(partials.count)")
+        print("SlurmArrayTests: task 2 killed after \(finishedByKilled.count) of \(ownedOutputs.count) outputs\(caughtWriting ? ", while writing one" : ""); partial files left by the kill: \(partials.count)")
         XCTAssertLessThan(finishedByKilled.count, ownedOutputs.count, "task 2 was killed before it finished")
 
         try cluster.requeue(job, task: 2)
         try cluster.waitUntilGone(job, timeout: 40)
         let ends = try cluster.lastEnds(of: job)
         for task in 0...3 {
-            XCTAssertEqual(ends[task]?.state, "COMPLETED", "task \(task): \(cluster.taskLog(root, task))")
+            let summary = (try? String(contentsOf: root.appendingPathComponent("sum-\(task).json"), encoding: .utf8)) ?? "(no summary)"
+            XCTAssertEqual(ends[task]?.state, "COMPLETED", "task \(task): \(cluster.taskLog(root, task))\n\(summary)")
             XCTAssertEqual(ends[task]?.exitCode, "0:0", "task \(task)")
         }
 
@@ -368,12 +383,17 @@ struct SlurmCluster {
     }
 
     /// Re-runs one finished task inside its array (it keeps SLURM_ARRAY_TASK_MIN/MAX/COUNT).
+    /// Slurm holds a requeued task until its old job credential has expired (`cred_expire`,
+    /// 5 s in tools/slurm-cluster's config, + 1 s): launched earlier, slurmd refuses it ("Job
+    /// credential revoked") and the task fails at once. Once that time is over, StartTime=now
+    /// starts it at once instead of at the scheduler's next periodic pass (up to a minute).
     func requeue(_ job: Int, task: Int) throws {
         do {
             try run("scontrol", ["requeue", "\(job)_\(task)"])
         } catch {
             throw Failure("\(error)\n" + ((try? run("scontrol", ["show", "job", "\(job)"])) ?? ""))
         }
+        usleep(6_200_000)
         try run("scontrol", ["update", "jobid=\(job)_\(task)", "StartTime=now"])
     }
 
@@ -397,6 +417,17 @@ struct SlurmCluster {
             ends[task] = End(state: state, exitCode: fields["ExitCode"] ?? "")
         }
         return ends
+    }
+
+    /// The live process named `name` that array task `task` of this cluster runs.
+    func taskProcess(named name: String, task: Int) -> pid_t? {
+        let markers = [Data("SLURM_CONF=\(conf)\0".utf8), Data("SLURM_ARRAY_TASK_ID=\(task)\0".utf8)]
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { pid_t($0) } ?? []
+        return pids.first { pid in
+            guard (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) == name + "\n",
+                  let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            return markers.allSatisfy { environ.range(of: $0) != nil }
+        }
     }
 
     /// The daemons' last log lines, for failures.
