@@ -192,9 +192,83 @@ final class SlurmArrayTests: XCTestCase {
         XCTAssertEqual(last.done, 0)
     }
 
-    // MARK: - Video (issue 38): `gpustyle --style 2 film.mp4 styled.mp4 --shard I/N` and `gpustyle join`
-    // To be written when video shards are on main: an array over one clip, one part per task,
-    // `join`, and the frames compared with a one-process run's.
+    // MARK: - Video (issue 38): `gpustyle --style 2 film.mp4 styled.mkv --shard auto` and `gpustyle join`
+
+    /// A clip stylized as a 3-task array, one part per task (lossless FFV1, so that pixels can be
+    /// compared); task 1's process is killed with SIGKILL while it writes its part and the task is
+    /// requeued; `gpustyle join` then gives the one-process run's frames, timestamps and audio.
+    func testVideoArrayWithAKilledTaskJoinsToTheOneProcessRun() throws {
+        let cluster = try XCTUnwrap(cluster)
+        let root = try XCTUnwrap(scratch).url
+        let ffmpeg = try XCTUnwrap(SlurmCluster.find("ffmpeg"), "ffmpeg (tools/install-deps installs it)")
+        let clip = root.appendingPathComponent("clip.mp4").path
+        // 4 s at 12 fps with a keyframe every 4 frames and a tone: 48 frames, 16 a task.
+        let made = try TestProcess.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=256x192:rate=12:duration=4",
+                                                "-f", "lavfi", "-i", "sine=frequency=440:duration=4", "-c:v", "libx264",
+                                                "-g", "4", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", clip])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let gpustyle = TestProcess.productsDirectory.appendingPathComponent("gpustyle").path
+        let ref = root.appendingPathComponent("ref.mkv").path, out = root.appendingPathComponent("styled.mkv").path
+        let reference = try TestProcess.gpustyle(["--style", "2", "--device", "cpu", "--video-codec", "ffv1", clip, ref])
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+
+        let script = try cluster.writeScript(in: root, name: "video.sh", body: """
+            exec \(SlurmCluster.quoted(gpustyle)) --style 2 --device cpu --video-codec ffv1 --shard auto \(SlurmCluster.quoted(clip)) \
+              \(SlurmCluster.quoted(out)) --summary "video-$SLURM_ARRAY_TASK_ID.json"
+            """)
+        let job = try cluster.submit(["--array=0-2", script], in: root)
+        // Task 1 is killed once its temporary part is being written.
+        let deadline = Date().addingTimeInterval(40)
+        while true {
+            let writing = try Self.allNames(root).contains { $0.hasPrefix(".styled.part-1-of-3.nut.partial-") }
+            if writing, let process = cluster.taskProcess(named: "gpustyle", task: 1) {
+                usleep(200_000)
+                kill(process, SIGKILL)
+                break
+            }
+            if FileManager.default.fileExists(atPath: root.appendingPathComponent("video-1.json").path) {
+                throw SlurmCluster.Failure("task 1 finished before it could be killed: \(cluster.taskLog(root, 1))")
+            }
+            if Date() > deadline { throw SlurmCluster.Failure("task 1 wrote no part in 40 s: \(cluster.taskLog(root, 1))") }
+            usleep(10_000)
+        }
+        try cluster.waitUntilNotRunning(job, task: 1, timeout: 20)
+        XCTAssertEqual(try cluster.lastEnds(of: job)[1]?.exitCode, "0:9", "task 1 ended by SIGKILL")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("styled.part-1-of-3.json").path),
+                       "a killed task leaves no record claiming its part")
+        try cluster.requeue(job, task: 1)
+        try cluster.waitUntilGone(job, timeout: 60)
+        let ends = try cluster.lastEnds(of: job)
+        for task in 0...2 {
+            XCTAssertEqual(ends[task]?.exitCode, "0:0", "task \(task): \(cluster.taskLog(root, task))")
+            let summary = try Summary(root.appendingPathComponent("video-\(task).json"))
+            XCTAssertEqual(summary.shard, "\(task)/3")
+            XCTAssertEqual(summary.done, 1, "task \(task)")
+        }
+        XCTAssertEqual(try Self.allNames(root).filter { $0.contains(".partial") }, [], "temporary files left")
+
+        let parts = (0...2).map { root.appendingPathComponent("styled.part-\($0)-of-3.nut").path }
+        let joined = try TestProcess.gpustyle(["join"] + parts + [out])
+        XCTAssertEqual(joined.status, 0, joined.stderr)
+        // Frame for frame: the decoded pixels, every frame's timestamp, and the audio packets.
+        func frames(_ path: String) throws -> Data {
+            let result = try TestProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough",
+                                                      "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return result.stdout
+        }
+        func entries(_ path: String, _ stream: String, _ fields: String) throws -> String {
+            let ffprobe = try XCTUnwrap(SlurmCluster.find("ffprobe"))
+            let result = try TestProcess.run(ffprobe, ["-v", "error", "-select_streams", stream, "-show_entries", fields, "-of", "csv", path])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return String(decoding: result.stdout, as: UTF8.self)
+        }
+        let expected = try frames(ref), actual = try frames(out)
+        XCTAssertEqual(expected.count, 48 * 256 * 192 * 3, "48 frames in the one-process run")
+        XCTAssertTrue(actual == expected, "the joined frames are the one-process run's, pixel for pixel")
+        XCTAssertEqual(try entries(out, "v", "frame=pts_time"), try entries(ref, "v", "frame=pts_time"), "timestamps")
+        XCTAssertEqual(try entries(out, "a", "packet=pts,size"), try entries(ref, "a", "packet=pts,size"), "audio")
+    }
 
     // MARK: - Photos and files
 
