@@ -16,6 +16,7 @@ struct FolderJob {
     let output: String
     let mix: StyleMix
     let strength: Float
+    let preserveColor: Bool
     let options: DeviceOptions
     let limits: DecodeLimits
     let batch: BatchOptions
@@ -23,10 +24,10 @@ struct FolderJob {
     /// Names a folder's images are picked by (the reader itself goes by the bytes).
     static let extensions: Set<String> = ["png", "jpg", "jpeg", "heic", "heif", "avif", "webp"]
 
-    /// What changes a stylized photo: the program's version, the style mix and the strength
+    /// What changes a stylized photo: the program's version, the style mix, the strength, the colour
     /// (the device and the memory budget change it by at most 1/255, and are left out).
     var optionsKey: String {
-        "gpustyle \(GPUStyleCommand.configuration.version) stylize style=\(mix) strength=\(strength)"
+        "gpustyle \(GPUStyleCommand.configuration.version) stylize style=\(mix) strength=\(strength)\(preserveColor ? " preserve-color" : "")"
     }
 
     func run() throws {
@@ -69,7 +70,7 @@ struct FolderJob {
                 do { stylizer = try options.makeStylizer() } catch { throw DeviceSetupFailure(error: error) }
             }
             // The image's last use: tiled runs release its planes once they are stored compactly.
-            try ImageIO.writePNG(try stylizer!.stylize(consume image, mix: mix, strength: strength),
+            try ImageIO.writePNG(try stylizer!.stylize(consume image, mix: mix, strength: strength, preserveColor: preserveColor),
                                  to: (output as NSString).appendingPathComponent(target[input.key]!))
         }
         progress.finish()

@@ -170,9 +170,9 @@ extension StylizeCommand {
         let result: InPlaceStylizer.Result
         do {
             if let given {
-                result = try inPlace.stylize(image, in: given, mix: mix, strength: strength)
+                result = try inPlace.stylize(image, in: given, mix: mix, strength: strength, preserveColor: preserveColor)
             } else {
-                result = try inPlace.stylize(image, mix: mix, strength: strength, fallback: fallback ?? InPlaceStylizer.Fallback.none,
+                result = try inPlace.stylize(image, mix: mix, strength: strength, preserveColor: preserveColor, fallback: fallback ?? InPlaceStylizer.Fallback.none,
                                              detector: try deviceOptions.makeDetector())
             }
         } catch is InPlaceStylizer.NoRectangleError {

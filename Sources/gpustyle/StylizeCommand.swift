@@ -29,6 +29,10 @@ struct StylizeCommand: ParsableCommand {
     @Option(help: "Mix with the original photo: 1 = fully stylized, 0 = unchanged.")
     var strength: Float = 1
 
+    @Flag(name: .customLong("preserve-color"),
+          help: "Keep the photo's colours: the stylized picture's brightness (luma) with the photo's hue and saturation (its Cb and Cr).")
+    var preserveColor = false
+
     @Option(name: [.short, .customLong("output")], help: "Output file or folder (instead of the second argument).")
     var outputOption: String?
 
@@ -79,11 +83,12 @@ struct StylizeCommand: ParsableCommand {
         let destination = (output ?? outputOption)!
         if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }
         if VideoInput.isVideo(input) {
-            return try VideoStylizeJob(input: input, output: destination, mix: mix, strength: strength, deviceOptions: deviceOptions,
+            return try VideoStylizeJob(input: input, output: destination, mix: mix, strength: strength, preserveColor: preserveColor,
+                                       deviceOptions: deviceOptions,
                                        options: videoOptions, batch: batchOptions).run()
         }
         if input != "-", FileManager.default.isDirectory(input) {
-            try FolderJob(input: input, output: destination, mix: mix, strength: strength, options: deviceOptions,
+            try FolderJob(input: input, output: destination, mix: mix, strength: strength, preserveColor: preserveColor, options: deviceOptions,
                           limits: inputOptions.limits, batch: batchOptions).run()
             return
         }
@@ -99,7 +104,7 @@ struct StylizeCommand: ParsableCommand {
         // The image's last use: tiled runs release its planes once they are stored compactly.
         let result: Image
         do {
-            result = try stylizer.stylize(consume image, mix: mix, strength: strength)
+            result = try stylizer.stylize(consume image, mix: mix, strength: strength, preserveColor: preserveColor)
         } catch let error as TilingLayout.BudgetError {
             throw CommandFailure(message: "\(input): \(error)", status: 1)
         }

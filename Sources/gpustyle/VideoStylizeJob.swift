@@ -19,6 +19,7 @@ struct VideoStylizeJob {
     let output: String
     let mix: StyleMix
     let strength: Float
+    let preserveColor: Bool
     let deviceOptions: DeviceOptions
     let options: VideoOptions
     let batch: BatchOptions
@@ -51,7 +52,7 @@ struct VideoStylizeJob {
     private func runJob(shard: Shard, skipped: inout Int) throws -> String {
         let tools = try VideoTools.locate(searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         var job = VideoJob(input: input, output: output, tools: tools, encoding: VideoEncoding(codec: options.videoCodec),
-                           styleOptions: "style \(mix.description) strength \(strength)")
+                           styleOptions: "style \(mix.description) strength \(strength)\(preserveColor ? " preserve-color" : "")")
         if batch.shard != nil { job.shard = (shard.index, shard.count) }
         job.force = batch.force
         let showProgress = isatty(STDERR_FILENO) == 1
@@ -61,9 +62,9 @@ struct VideoStylizeJob {
         let outcome = try job.run(makeTransform: {
             let made = try deviceOptions.makeStylizer()
             stylizer = made
-            return { [mix, strength, input] image in
+            return { [mix, strength, preserveColor, input] image in
                 do {
-                    return try made.stylize(image, mix: mix, strength: strength)
+                    return try made.stylize(image, mix: mix, strength: strength, preserveColor: preserveColor)
                 } catch let error as TilingLayout.BudgetError {
                     throw CommandFailure(message: "\(input): \(error)", status: 1)
                 }

@@ -19,14 +19,14 @@ final class TiledStylizerTests: XCTestCase {
         return Image(width: w, height: h, rgb: rgb, alpha: mask)
     }
 
-    func compare(_ backend: NetworkBackend, _ image: Image, mix: StyleMix, strength: Float = 1, keepsContraction: Bool,
-                 file: StaticString = #filePath, line: UInt = #line) throws {
+    func compare(_ backend: NetworkBackend, _ image: Image, mix: StyleMix, strength: Float = 1, preserveColor: Bool = false,
+                 keepsContraction: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
         let model = try StyleModel.bundled()
         let stylizer = Stylizer(model: model, backend: backend)
-        let whole = try stylizer.stylize(image, mix: mix, strength: strength)
+        let whole = try stylizer.stylize(image, mix: mix, strength: strength, preserveColor: preserveColor)
         let layout = TilingLayout(keepsContraction: keepsContraction, scratchBytes: Self.tinyScratch)
         let tiler = TiledStylizer(backend: backend, model: model, layout: layout)
-        let tiled = try tiler.stylize(image, mix: mix, strength: strength)
+        let tiled = try tiler.stylize(image, mix: mix, strength: strength, preserveColor: preserveColor)
         XCTAssertGreaterThan(tiler.tiles, 18 * 4, "every pass should run several tiles", file: file, line: line)
         XCTAssertEqual(tiled.width, image.width, file: file, line: line)
         XCTAssertEqual(tiled.height, image.height, file: file, line: line)
@@ -45,6 +45,11 @@ final class TiledStylizerTests: XCTestCase {
         // contract.0 computed a third time instead of keeping contract.1.
         try compare(cpu, Self.photo("chelsea", width: 127, height: 97, alpha: true), mix: try StyleMix(parsing: "3:0.5,12:0.5"),
                     strength: 0.6, keepsContraction: false)
+        // The photo's colours kept, alone and with a mix (the photo kept to the end in tiles too).
+        try compare(cpu, Self.photo("coffee", width: 127, height: 93), mix: try StyleMix(style: 7), preserveColor: true,
+                    keepsContraction: true)
+        try compare(cpu, Self.photo("chelsea", width: 101, height: 90), mix: try StyleMix(style: 7), strength: 0.7,
+                    preserveColor: true, keepsContraction: false)
     }
 
     /// The budget's own layout (~100 MB tiles: whole maps at this size) on a photo whose 8x8

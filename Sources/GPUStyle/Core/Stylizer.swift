@@ -31,29 +31,36 @@ public final class Stylizer {
     /// reflection-padded on the bottom and right, and the result cropped back). `strength`
     /// mixes the stylized result with the original (1 = fully stylized). Alpha passes through.
     ///
+    /// `preserveColor` keeps the photo's colours with the stylized picture's brightness
+    /// (`PreservedColor`), before the mix.
+    ///
     /// Pass the image without keeping a copy (its last use) so that tiled runs can release its
     /// planes once they are stored compactly.
-    public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1) throws -> Image {
+    public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1, preserveColor: Bool = false) throws -> Image {
         try Stylizer.validate(width: image.width, height: image.height)
         let height = roundUp(image.height, StyleNetwork.sizeMultiple)
         let width = roundUp(image.width, StyleNetwork.sizeMultiple)
         let plan = try self.plan(height: height, width: width)
         lastLayout = nil
-        if let memoryBudget, let layout = try TilingLayout.choose(for: image, plan: plan, strength: strength, budget: memoryBudget,
+        if let memoryBudget, let layout = try TilingLayout.choose(for: image, plan: plan,
+                                                                  // Keeping the colour keeps the photo to the end, as a mix does.
+                                                                  strength: preserveColor ? 0 : strength, budget: memoryBudget,
                                                                   device: backend.deviceLimits,
                                                                   bufferFloats: backend.bufferFloats(for: plan)) {
-            return try stylize(consume image, mix: mix, strength: strength, layout: layout)
+            return try stylize(consume image, mix: mix, strength: strength, preserveColor: preserveColor, layout: layout)
         }
         let input = try Stylizer.paddedInput(image, plan.inputShape, floats: plan.bufferFloats[.input]!)
         let output = try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix))
-        return try Stylizer.cropOutput(output, plan.outputShape, like: image, strength: strength)
+        return try Stylizer.cropOutput(output, plan.outputShape, like: image, strength: strength, preserveColor: preserveColor)
     }
 
     /// Stylizes in tiles with the given layout (tests and benchmarks force small tiles).
-    public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1, layout: TilingLayout) throws -> Image {
+    public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1, preserveColor: Bool = false,
+                        layout: TilingLayout) throws -> Image {
         try Stylizer.validate(width: image.width, height: image.height)
         lastLayout = layout
-        return try TiledStylizer(backend: backend, model: model, layout: layout).stylize(consume image, mix: mix, strength: strength)
+        return try TiledStylizer(backend: backend, model: model, layout: layout).stylize(consume image, mix: mix, strength: strength,
+                                                                                                preserveColor: preserveColor)
     }
 
     private func plan(height: Int, width: Int) throws -> ExecutionPlan {
@@ -78,15 +85,20 @@ public final class Stylizer {
         return input
     }
 
-    static func cropOutput(_ output: [Float], _ shape: ExecutionPlan.DenseShape, like image: Image, strength: Float) throws -> Image {
+    static func cropOutput(_ output: [Float], _ shape: ExecutionPlan.DenseShape, like image: Image, strength: Float,
+                           preserveColor: Bool = false) throws -> Image {
         let w = image.width, h = image.height
         var rgb = try CheckedAllocation.floatArray(3 * w * h, for: "the stylized \(w)x\(h) image")
-        let keep = 1 - strength
         for c in 0..<3 {
             for y in 0..<h {
-                for x in 0..<w {
-                    let i = (c * h + y) * w + x
-                    rgb[i] = strength * output[c * shape.planeStride + y * shape.width + x] + keep * image.rgb[i]
+                for x in 0..<w { rgb[(c * h + y) * w + x] = output[c * shape.planeStride + y * shape.width + x] }
+            }
+        }
+        if strength != 1 || preserveColor {
+            rgb.withUnsafeMutableBufferPointer { out in
+                image.rgb.withUnsafeBufferPointer { photo in
+                    PreservedColor.finish(out.baseAddress!, photo: photo.baseAddress!, count: w * h, stride: w * h,
+                                          preserveColor: preserveColor, strength: strength)
                 }
             }
         }

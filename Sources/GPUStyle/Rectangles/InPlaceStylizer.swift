@@ -54,31 +54,31 @@ public final class InPlaceStylizer {
     }
 
     /// Detects the best rectangle and alters it (or follows `fallback` when there is none).
-    public func stylize(_ photo: Image, mix: StyleMix, strength: Float = 1, fallback: Fallback = .none,
+    public func stylize(_ photo: Image, mix: StyleMix, strength: Float = 1, preserveColor: Bool = false, fallback: Fallback = .none,
                         detector: RectangleDetector = RectangleDetector()) throws -> Result {
         var options = detectionOptions
         options.maximumObservations = 1
         if let best = try detector.detect(photo, options: options).first {
-            return try stylize(photo, in: best.quad, mix: mix, strength: strength)
+            return try stylize(photo, in: best.quad, mix: mix, strength: strength, preserveColor: preserveColor)
         }
         switch fallback {
         case .none:
             throw NoRectangleError()
         case .whole:
-            let image = try stylizer.stylize(photo, mix: mix, strength: strength)
+            let image = try stylizer.stylize(photo, mix: mix, strength: strength, preserveColor: preserveColor)
             return Result(image: image, quad: nil, rectifiedWidth: photo.width, rectifiedHeight: photo.height)
         }
     }
 
     /// Alters the picture inside `quad` (top-left, top-right, bottom-right, bottom-left).
-    public func stylize(_ photo: Image, in quad: Quad, mix: StyleMix, strength: Float = 1) throws -> Result {
+    public func stylize(_ photo: Image, in quad: Quad, mix: StyleMix, strength: Float = 1, preserveColor: Bool = false) throws -> Result {
         try quad.validateForWarp()
         let mask = try QuadMask(quad: quad, feather: feather)
         let (width, height) = Self.networkSize(quad.rectifiedSize)
         try PerspectiveCorrection.checkSize(width: width, height: height)
         let rectToPhoto = try Homography.rectangle(width: width, height: height, to: quad)
         let rectified = try warper.warp(photo, outputToSource: rectToPhoto, width: width, height: height)
-        let stylized = try stylizer.stylize(rectified, mix: mix, strength: strength)
+        let stylized = try stylizer.stylize(rectified, mix: mix, strength: strength, preserveColor: preserveColor)
         let image = try compositor.composite(stylized, photoToOverlay: rectToPhoto.inverse, mask: mask, over: photo)
         return Result(image: image, quad: quad, rectifiedWidth: width, rectifiedHeight: height)
     }

@@ -43,7 +43,9 @@ final class TiledStylizer {
 
     /// The image stylized; `strength` mixes with the original as `Stylizer.stylize` does. The
     /// decoded planes are released once they are stored compactly (when the caller gave them up).
-    func stylize(_ image: consuming Image, mix: StyleMix, strength: Float) throws -> Image {
+    func stylize(_ image: consuming Image, mix: StyleMix, strength: Float, preserveColor: Bool = false) throws -> Image {
+        // The photo is needed to the end for the mix or for its colours.
+        let keepsPhoto = strength != 1 || preserveColor
         let w = image.width, h = image.height, alpha = image.alpha
         let description = "stylizing a \(w)x\(h) image in tiles"
         var picture: TensorStore? = try TensorStore(image: image, format: TensorStore.Format.compact(image.rgb), name: description)
@@ -100,14 +102,14 @@ final class TiledStylizer {
         if layout.keepsContraction {
             var contracted: TensorStore! = try store(1)
             try pass(0...1, from: .picture(picture!), into: storing(contracted))
-            if strength == 1 { picture = nil }
+            if !keepsPhoto { picture = nil }
             try pass(2...2, from: .store(contracted), normalizing: (1, activation(1)), into: storing(x))
             contracted = nil
         } else {
             try pass(0...1, from: .picture(picture!))
             try pass(0...2, from: .picture(picture!), into: storing(x))
         }
-        if strength == 1 { picture = nil }
+        if !keepsPhoto { picture = nil }
         x.update(scale: folded[2]!.scale, shift: folded[2]!.shift, activation: activation(2))
         // Residual blocks: x += norm(conv(relu(norm(conv(x))))).
         do {
@@ -132,7 +134,8 @@ final class TiledStylizer {
             try pass(16...17, from: .store(expanded), normalizing: (15, activation(15))) {
                 Self.crop($0, into: rgb, width: w, height: h)
             }
-            Self.finish(rgb, width: w, height: h, norm: folded[17]!, activation: activation(17), strength: strength, original: picture)
+            Self.finish(rgb, width: w, height: h, norm: folded[17]!, activation: activation(17), strength: strength,
+                        preserveColor: preserveColor, original: picture)
         }
         backend.releaseBuffers()
         return Image(width: w, height: h, rgb: result, alpha: alpha)
@@ -152,25 +155,30 @@ final class TiledStylizer {
         }
     }
 
-    /// The last norm and its activation (the C kernel the whole-image path uses), then the mix
-    /// with the original.
+    /// The last norm and its activation (the C kernel the whole-image path uses), then the
+    /// photo's colour kept and the mix with it (`PreservedColor`), on chunks of pixels.
     private static func finish(_ rgb: UnsafeMutablePointer<Float>, width w: Int, height h: Int,
                                norm: (scale: [Float], shift: [Float]), activation: Activation, strength: Float,
-                               original: TensorStore?) {
-        let keep = 1 - strength, plane = w * h
+                               preserveColor: Bool, original: TensorStore?) {
+        let plane = w * h
         let chunk = 16384, chunksPerPlane = (plane + chunk - 1) / chunk
         ParallelFor.ranges(3 * chunksPerPlane, grain: 4) { items in
-            let originals = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
-            defer { originals.deallocate() }
             for item in items {
                 let c = item / chunksPerPlane
                 let begin = c * plane + (item % chunksPerPlane) * chunk, end = min(begin + chunk, (c + 1) * plane)
                 let values = rgb + begin
                 gs_instance_norm_apply(values, Int64(end - begin), norm.scale[c], norm.shift[c], Int32(activation.rawValue), nil, values)
-                if let original, keep != 0 {
-                    original.load(begin, end - begin, into: originals)
-                    for i in 0..<(end - begin) { values[i] = strength * values[i] + keep * originals[i] }
-                }
+            }
+        }
+        guard let original, strength != 1 || preserveColor else { return }
+        ParallelFor.ranges(chunksPerPlane, grain: 2) { items in
+            let photo = UnsafeMutablePointer<Float>.allocate(capacity: 3 * chunk)
+            defer { photo.deallocate() }
+            for item in items {
+                let begin = item * chunk, count = min(chunk, plane - begin)
+                for c in 0..<3 { original.load(c * plane + begin, count, into: photo + c * chunk) }
+                PreservedColor.finish(rgb + begin, photo: photo, count: count, stride: plane, photoStride: chunk,
+                                      preserveColor: preserveColor, strength: strength)
             }
         }
     }
