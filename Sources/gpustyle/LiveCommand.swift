@@ -59,6 +59,9 @@ struct LiveCommand: ParsableCommand {
     @Option(help: "Mix with the original picture: 1 = fully stylized, 0 = unchanged.")
     var strength: Float = 1
 
+    @Flag(name: .customLong("preserve-color"), help: "Keep the picture's own colours: the style's brightness with the picture's hue and saturation.")
+    var preserveColor = false
+
     @Option(help: "Step through the styles, this long each (e.g. 2s or 500ms), crossfading between them.")
     var cycle: String?
 
@@ -199,6 +202,7 @@ struct LiveCommand: ParsableCommand {
         let mix = try StyleMix(parsing: style)
         var options = LiveOptions(mix: mix)
         options.strength = strength
+        options.preserveColor = preserveColor
         options.cyclePeriod = try cycle.map(Self.seconds)
         options.fullFrame = fullFrame
         options.verification.confirmationTimeout = try Self.seconds(confirmTimeout)

@@ -53,6 +53,38 @@ final class LiveCLITests: XCTestCase {
         XCTAssertGreaterThan(nearest, 8, "the last frame should be stylized, not a copy of an input frame")
     }
 
+    /// `--preserve-color`: whole frames stylized keep the input's chroma, where the plain style
+    /// moves it; the luma is the style's in both.
+    func testPreserveColorKeepsTheFramesChroma() throws {
+        // A still picture (colour bars), so that every output frame has the same input.
+        let folder = try LiveTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clip = folder.appendingPathComponent("bars.mp4").path
+        let made = try TestProcess.run(LiveTestSupport.ffmpeg, ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                                                                "smptebars=size=96x72:rate=30:duration=1.5", "-pix_fmt", "yuv420p", clip])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let decoded = try TestProcess.run(LiveTestSupport.ffmpeg, ["-hide_banner", "-loglevel", "error", "-i", clip, "-f", "yuv4mpegpipe", "-"])
+        let original = try LiveTestSupport.parse(decoded.stdout).1.last!
+        func run(_ extra: [String]) throws -> YUVFrame {
+            let out = folder.appendingPathComponent("out\(extra.count).y4m").path
+            let result = try TestProcess.gpustyle(["live", "--input", clip, "--full-frame", "--style", "9", "--device", "cpu", "-o", out] + extra)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return try XCTUnwrap(try LiveTestSupport.parse(try Data(contentsOf: URL(fileURLWithPath: out))).1.last)
+        }
+        func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
+            Double(zip(a, b).map { abs(Int($0) - Int($1)) }.reduce(0, +)) / Double(a.count)
+        }
+        let kept = try run(["--preserve-color"]), plain = try run([])
+        let keptChroma = meanDifference(kept.u + kept.v, original.u + original.v)
+        let plainChroma = meanDifference(plain.u + plain.v, original.u + original.v)
+        XCTAssertGreaterThan(meanDifference(plain.y, original.y), 8, "the last frame is stylized")
+        // Measured: 6.8 levels kept against 38 plain; what is left is the bars' saturated colours
+        // clamped where the style brightens or darkens them, and their edges through the
+        // 256-pixel network input (--stylize-size) and 4:2:0.
+        XCTAssertLessThan(keptChroma, 0.25 * plainChroma, "the input's colours, not the style's")
+        XCTAssertLessThan(meanDifference(kept.y, plain.y), 4, "the style's brightness")
+    }
+
     func testWritesVideoFileAndPNGFolder() throws {
         let folder = try LiveTestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -4,6 +4,8 @@ public struct LiveOptions: Sendable {
     public var mix: StyleMix
     /// Mix with the original picture: 1 = fully stylized.
     public var strength: Float = 1
+    /// Keep the picture's own colours (`PreservedColor`).
+    public var preserveColor = false
     /// Seconds per style when stepping through the styles (`--cycle`); nil keeps `mix`.
     public var cyclePeriod: Double?
     /// Seconds over which a new style's first image fades in over the previous one.

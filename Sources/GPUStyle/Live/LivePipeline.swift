@@ -111,7 +111,8 @@ public final class LivePipeline {
         self.carrier = carrier
         self.coasting = CoastingQuad(scene: scene)
         detection = AsyncStage(name: "detect") { detectionWorker.run($0) }
-        let stylizeWorker = StylizeWorker(stylizer: stylizer, strength: options.strength, side: options.stylizeSide)
+        let stylizeWorker = StylizeWorker(stylizer: stylizer, strength: options.strength, preserveColor: options.preserveColor,
+                                           side: options.stylizeSide)
         stylization = AsyncStage(name: "stylize") { stylizeWorker.run($0) }
     }
 

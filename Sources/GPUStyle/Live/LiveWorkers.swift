@@ -55,12 +55,14 @@ public struct StylizeOutcome: Sendable {
 final class StylizeWorker: @unchecked Sendable {
     let stylizer: Stylizer
     let strength: Float
+    let preserveColor: Bool
     let side: Int
     let warper = CPUPerspectiveWarper()
 
-    init(stylizer: Stylizer, strength: Float, side: Int) {
+    init(stylizer: Stylizer, strength: Float, preserveColor: Bool = false, side: Int) {
         self.stylizer = stylizer
         self.strength = strength
+        self.preserveColor = preserveColor
         self.side = side
     }
 
@@ -72,7 +74,7 @@ final class StylizeWorker: @unchecked Sendable {
                 let rectToFrame = try Homography.rectangle(width: width, height: height, to: quad)
                 input = try warper.warp(job.frame, outputToSource: rectToFrame, width: width, height: height)
             }
-            let image = try stylizer.stylize(input, mix: job.mix, strength: strength)
+            let image = try stylizer.stylize(input, mix: job.mix, strength: strength, preserveColor: preserveColor)
             return StylizeOutcome(image: image, step: job.step, error: nil)
         } catch {
             return StylizeOutcome(image: nil, step: job.step, error: "\(error)")
