@@ -155,6 +155,12 @@ enum GraphReference {
             return map(Shape(channels: s.channels, height: s.height + p.top + p.bottom, width: s.width + p.left + p.right)) { c, y, x in
                 padded(t, c, y - p.top, x - p.left, mode)
             }
+        case .fakeQuantize(let q):
+            // The ONNX formulas, with Foundation's rounding rather than the kernels' rint.
+            return map(s) { c, y, x in
+                let v = (t[c, y, x] / q.scale).rounded(.toNearestOrEven) + Float(q.zeroPoint)
+                return (min(max(v, Float(q.low)), Float(q.high)) - Float(q.zeroPoint)) * q.scale
+            }
         case .instanceNorm(let n):
             // Two passes in Double: the mean, then the biased variance about it.
             let count = Double(s.height * s.width)

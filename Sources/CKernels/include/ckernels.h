@@ -131,6 +131,10 @@ void gs_resize_rows(const float *x, int in_height, int in_width, int scale, int 
 
 /// Padding of one plane into out_width-wide rows [row_begin, row_end): zeros, or with
 /// `reflect` numpy's reflection (edge not repeated; padding smaller than the side).
+/// Fake quantisation (`fake_quant.c`): y = (clamp(round_half_even(x / scale) + zero_point, low,
+/// high) - zero_point) * scale, with low/high the int8 or uint8 range.
+void gs_fake_quant(const float *x, float *y, int64_t count, float scale, float zero_point, float low, float high);
+
 void gs_pad2d_rows(const float *x, int in_height, int in_width, float *y, int out_width,
                    int top, int left, int reflect, int row_begin, int row_end);
 

@@ -268,6 +268,7 @@ public struct ExecutionPlan: Sendable {
         case copy(Copy)
         case resize(Resize)
         case pad2d(Pad2D)
+        case fakeQuant(FakeQuant)
     }
 
     public let inputShape: DenseShape

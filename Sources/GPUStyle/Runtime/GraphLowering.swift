@@ -129,6 +129,8 @@ public enum GraphLowering {
                 }
             case .pad(let p, let mode):
                 add(reads: [x], writes: out) { r in .pad2d(.init(input: r[x], output: r[out], padding: p, mode: mode)) }
+            case .fakeQuantize(let q):
+                add(reads: [x], writes: out) { r in .fakeQuant(.init(input: r[x], output: r[out], quantize: q)) }
             case .instanceNorm:
                 preconditionFailure("graphs with instance norm are lowered by lowerNormalizedBlocks")
             }

@@ -132,6 +132,29 @@ public struct NetworkGraph: Sendable {
         public static let activations: Set<Activation> = [.identity, .relu, .sigmoid]
     }
 
+    /// Fake quantisation: an int8/uint8 QuantizeLinear and the DequantizeLinear that undoes it
+    /// (one scale and zero point for the tensor), run in float32: y = (clamp(round_half_even(x /
+    /// scale) + zeroPoint, low, high) - zeroPoint) * scale, as onnxruntime computes the pair.
+    public struct FakeQuantize: Sendable, Equatable, Codable {
+        public var scale: Float
+        public var zeroPoint: Int
+        /// The integer range: -128...127 (int8) or 0...255 (uint8).
+        public var low: Int
+        public var high: Int
+        public init(scale: Float, zeroPoint: Int, low: Int, high: Int) {
+            self.scale = scale
+            self.zeroPoint = zeroPoint
+            self.low = low
+            self.high = high
+        }
+        public static func int8(scale: Float, zeroPoint: Int) -> FakeQuantize {
+            .init(scale: scale, zeroPoint: zeroPoint, low: -128, high: 127)
+        }
+        public static func uint8(scale: Float, zeroPoint: Int) -> FakeQuantize {
+            .init(scale: scale, zeroPoint: zeroPoint, low: 0, high: 255)
+        }
+    }
+
     public enum ResizeMode: UInt32, Sendable, Codable {
         /// Source pixel floor(y / scale) (ONNX nearest, asymmetric, floor).
         case nearest = 0
@@ -162,6 +185,8 @@ public struct NetworkGraph: Sendable {
         case pad(Padding, PaddingMode)
         /// inputs [x]
         case instanceNorm(InstanceNorm)
+        /// inputs [x]
+        case fakeQuantize(FakeQuantize)
 
         public var name: String {
             switch self {
@@ -178,6 +203,7 @@ public struct NetworkGraph: Sendable {
             case .resize(let mode, _): "resize (\(mode))"
             case .pad: "pad"
             case .instanceNorm: "instance_norm"
+            case .fakeQuantize: "fake_quant"
             }
         }
     }
@@ -349,6 +375,12 @@ extension NetworkGraph {
                 }
                 try constant(n.gamma, "gamma", count: n.styles * channels)
                 try constant(n.beta, "beta", count: n.styles * channels)
+                out = inputs[0]
+            case .fakeQuantize(let q):
+                try arity(1)
+                guard q.scale > 0, q.scale.isFinite, q.low < q.high, (q.low...q.high).contains(q.zeroPoint) else {
+                    throw fail("scale \(q.scale), zero point \(q.zeroPoint), range \(q.low)...\(q.high)")
+                }
                 out = inputs[0]
             }
             guard out.elementCount > 0 else { throw fail("makes an empty \(out) tensor") }

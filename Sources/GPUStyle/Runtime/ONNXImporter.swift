@@ -237,7 +237,8 @@ struct ONNXGraphBuilder {
             case .convolution(let c): return c.outputChannels
             case .fullyConnected(_, _, let outputs): return outputs
             case .transposedConvolution(let t): return t.outputChannels
-            case .activation, .add, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad, .instanceNorm:
+            case .activation, .add, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad, .instanceNorm,
+                 .fakeQuantize:
                 guard let first = node.inputs.first else { return nil }
                 tensor = first
                 if tensor == 0, let inputChannels { return inputChannels }

@@ -227,6 +227,21 @@ extension ExecutionPlan {
     }
 }
 
+extension ExecutionPlan {
+    /// Fake quantisation, elementwise (in place when the regions are equal):
+    /// `NetworkGraph.FakeQuantize`.
+    public struct FakeQuant: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public var quantize: NetworkGraph.FakeQuantize
+        public init(input: Region, output: Region, quantize: NetworkGraph.FakeQuantize) {
+            self.input = input
+            self.output = output
+            self.quantize = quantize
+        }
+    }
+}
+
 extension ExecutionPlan.Step {
     /// The regions a graph step reads, then the one it writes (nil for the style network's steps);
     /// a fused step's intermediate regions are its parts'.
@@ -245,6 +260,7 @@ extension ExecutionPlan.Step {
         case .copy(let s): ([s.input], s.output)
         case .resize(let s): ([s.input], s.output)
         case .pad2d(let s): ([s.input], s.output)
+        case .fakeQuant(let s): ([s.input], s.output)
         }
     }
 
@@ -278,6 +294,7 @@ extension ExecutionPlan.Step {
         case .copy: "copy"
         case .resize: "resize"
         case .pad2d: "pad2d"
+        case .fakeQuant: "fake_quant"
         }
     }
 }
