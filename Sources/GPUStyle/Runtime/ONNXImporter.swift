@@ -9,7 +9,16 @@ import SwiftProtobuf
 /// which is the flattened layout). Every op that cannot be mapped is named in one error.
 public enum ONNXImporter {
     /// The graph, and the model's input shape when its C, H and W are fixed numbers.
-    public static func graph(from data: Data, source: String) throws -> (graph: NetworkGraph, inputShape: NetworkGraph.Shape?) {
+    /// How QuantizeLinear -> DequantizeLinear pairs on activations run (`ONNXQuantization.swift`).
+    public enum Quantization: Sendable {
+        /// As onnxruntime runs them: round to the int8/uint8 grid and back (`fake_quant`).
+        case fakeQuantize
+        /// Not at all: the network in float32 on the dequantised weights.
+        case float
+    }
+
+    public static func graph(from data: Data, source: String,
+                             quantization: Quantization = .fakeQuantize) throws -> (graph: NetworkGraph, inputShape: NetworkGraph.Shape?) {
         let model: Onnx_ModelProto
         do {
             model = try Onnx_ModelProto(serializedBytes: data)
@@ -17,6 +26,7 @@ public enum ONNXImporter {
             throw ONNXImportError("\(source): not a readable ONNX model (\(error))")
         }
         var builder = try ONNXGraphBuilder(model: model, source: source)
+        builder.quantizationMode = quantization
         return try builder.build()
     }
 }
@@ -34,6 +44,9 @@ struct ONNXGraphBuilder {
         /// recogniser's head reads its features): [N, C, W], or [N, W, C] once transposed. The
         /// graph tensor is still the [C][1][W] map; only how later ops index it changes.
         var sequence: SequenceLayout? = nil
+        /// ONNX sees the map channels last, [N, H, W, C] (a TensorFlow model's input before its
+        /// Transpose to NCHW); the graph tensor is [C][H][W] all the same.
+        var nhwc = false
     }
 
     enum SequenceLayout {
@@ -83,6 +96,9 @@ struct ONNXGraphBuilder {
     /// chain's input name; the other nodes of each chain are skipped.
     var geluEnds: [Int: String] = [:]
     var geluMembers = Set<Int>()
+    var quantizationMode = ONNXImporter.Quantization.fakeQuantize
+    /// The fake quantisation that made each tensor (its DequantizeLinear must match).
+    var quantizedBy: [Int: NetworkGraph.FakeQuantize] = [:]
     private var shapeCache: (nodeCount: Int, shapes: [NetworkGraph.Shape?])?
 
     init(model: Onnx_ModelProto, source: String) throws {
@@ -111,7 +127,6 @@ struct ONNXGraphBuilder {
         guard graph.output.count == 1 else {
             throw fail("the model has \(graph.output.count) outputs; one is supported")
         }
-        try readInput(inputs[0])
         for (index, node) in graph.node.enumerated() {
             for (i, name) in node.input.enumerated() where !name.isEmpty {
                 readers[name, default: 0] += 1
@@ -119,6 +134,7 @@ struct ONNXGraphBuilder {
                 if i > 0 && Self.weightOps.contains(node.opType) { weightReads[name, default: 0] += 1 }
             }
         }
+        try readInput(inputs[0])
         readers[graph.output[0].name, default: 0] += 1
 
         for (index, node) in graph.node.enumerated() {
@@ -174,13 +190,17 @@ struct ONNXGraphBuilder {
     private mutating func readInput(_ input: Onnx_ValueInfoProto) throws {
         guard case .tensorType(let type)? = input.type.value else { throw fail("the input '\(input.name)' is not a tensor") }
         guard type.elemType == 1 else { throw fail("the input '\(input.name)' has element type \(type.elemType); float32 is supported") }
-        let dims = type.shape.dim.map { dim -> Int? in
+        var dims = type.shape.dim.map { dim -> Int? in
             if case .dimValue(let v)? = dim.value, v > 0 { return Int(clamping: v) }
             return nil
         }
         guard type.hasShape, dims.count == 4 else {
             throw fail("the input '\(input.name)' has \(type.hasShape ? "rank \(dims.count)" : "no shape"); NCHW (rank 4) is supported")
         }
+        // A TensorFlow model's NHWC input, transposed to NCHW before its first convolution:
+        // the graph's input is [C][H][W] as always, and that Transpose relabels it.
+        let nhwc = isChannelsLastInput(input.name)
+        if nhwc { dims = [dims[0], dims[3], dims[1], dims[2]] }
         if let batch = dims[0], batch != 1 { throw fail("the input '\(input.name)' has batch \(batch); batch 1 is supported") }
         if let c = dims[1], c <= Self.maximumExtent { inputChannels = c }
         if let c = dims[1], let h = dims[2], let w = dims[3] {
@@ -189,7 +209,28 @@ struct ONNXGraphBuilder {
             }
             inputShape = NetworkGraph.Shape(channels: c, height: h, width: w)
         }
-        values[input.name] = Value(tensor: 0, isVector: false, pointwise: false)
+        values[input.name] = Value(tensor: 0, isVector: false, pointwise: false, nhwc: nhwc)
+    }
+
+    /// Whether the input reaches a Transpose to NCHW (perm [0, 3, 1, 2]) through ops that keep
+    /// its layout (quantisation, padding).
+    private func isChannelsLastInput(_ name: String) -> Bool {
+        var frontier = [name], seen = Set<String>()
+        while let next = frontier.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            for index in consumers[next] ?? [] {
+                let node = model.graph.node[index]
+                switch node.opType {
+                case "Transpose":
+                    if Attributes(node).ints("perm") == [0, 3, 1, 2] { return true }
+                case "QuantizeLinear", "DequantizeLinear", "Pad", "Identity":
+                    if let out = node.output.first { frontier.append(out) }
+                default:
+                    break
+                }
+            }
+        }
+        return false
     }
 
     /// The nodes the output depends on (a HardSigmoid folded into HardSwish is left unread).
