@@ -27,7 +27,9 @@ the colour wheel). Written to Tests/GPUStyleTests/Fixtures/arbitrary-style/:
   content_NN.png   the resized content at half size, before doubling and padding (the test's)
   output_NN.png    the transform's output crop x 256: its last QuantizeLinear has scale 1/256
                    and zero point -128, so every value is k / 256 and the PNG holds it exactly
-  vectors.gpsw     "style_vectors" [10][100]
+  vectors.gpsw     "style_vectors" [10][100]; "preprocess_vector" [100], the vector of
+  preprocess_source.png (scikit-image's chelsea at 150x100) prepared whole by the peer's code
+  at full size, preprocess_style.png
   pairs.json       the sources and sizes
 Usage: python3 tools/make_arbitrary_style_fixtures.py --models DIR (arbitrary_*.onnx from the
 wheel; needs numpy, pillow, scikit-image, onnx, onnxruntime).
@@ -165,7 +167,17 @@ def main():
         print(f"{i:02d} {content_name:18s} {sw}x{sh}  {style_name:22s} vector |max| {np.abs(vector).max():.3f}, "
               f"default-optimised onnxruntime differs by {np.abs(vector - default).max():.4f} "
               f"in {int(np.sum(vector != default))} values")
-    gpsw.write(os.path.join(args.out, "vectors.gpsw"), {"style_vectors": np.stack(vectors)})
+    # The peer's style preprocessing whole, at full size, on a small non-square source: PIL's
+    # centre crop and LANCZOS resize (upsampling here), which ArbitraryStyle.styleInput mimics.
+    source = rgb(d.chelsea()).resize((150, 100), Image.LANCZOS)
+    source.save(os.path.join(args.out, "preprocess_source.png"))
+    side = min(source.size)
+    left, top = (source.width - side) // 2, (source.height - side) // 2
+    prepared = source.crop((left, top, left + side, top + side)).resize((STYLE_SIZE, STYLE_SIZE), Image.LANCZOS)
+    prepared.save(os.path.join(args.out, "preprocess_style.png"))
+    preprocess_vector = predict.run(None, {"style_image": (np.asarray(prepared, np.float32) / 255.0)[None]})[0]
+    gpsw.write(os.path.join(args.out, "vectors.gpsw"), {"style_vectors": np.stack(vectors),
+                                                        "preprocess_vector": preprocess_vector.reshape(100)})
     with open(os.path.join(args.out, "pairs.json"), "w") as f:
         json.dump({"pairs": pairs}, f, indent=1)
 
