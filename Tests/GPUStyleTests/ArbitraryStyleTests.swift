@@ -33,4 +33,26 @@ final class ArbitraryStyleTests: GraphOpTestCase {
         let float = try ArbitraryStyle(backend: CPUBackend(weights: []), quantization: .float).styleVector(source)
         XCTAssertEqual(float.count, ArbitraryStyle.vectorLength)
     }
+
+    /// Opt-in (GPUSTYLE_ARBITRARY_BENCH=1): the predictor's time per style image, median of 7
+    /// after a warm-up, with and without its fake quantisations. It measures, it checks nothing.
+    func testPredictorTiming() throws {
+        guard ProcessInfo.processInfo.environment["GPUSTYLE_ARBITRARY_BENCH"] == "1" else {
+            throw XCTSkip("set GPUSTYLE_ARBITRARY_BENCH=1 to measure")
+        }
+        let input = try ArbitraryStyleParityTests.doubledInput("style_00.png").tensor
+        try forEachBackend { backend, name in
+            for mode in [ONNXImporter.Quantization.fakeQuantize, .float] {
+                let style = try ArbitraryStyle(backend: backend, quantization: mode)
+                _ = try style.styleVector(input: input)
+                var times: [Double] = []
+                for _ in 0..<7 {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    _ = try style.styleVector(input: input)
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                }
+                print("arbitrary style predictor \(name) \(mode): median \(times.sorted()[3]) ms")
+            }
+        }
+    }
 }
