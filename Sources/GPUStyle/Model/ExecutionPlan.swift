@@ -269,6 +269,7 @@ public struct ExecutionPlan: Sendable {
         case resize(Resize)
         case pad2d(Pad2D)
         case fakeQuant(FakeQuant)
+        case quantizedInstanceNorm(QuantizedInstanceNormStep)
     }
 
     public let inputShape: DenseShape

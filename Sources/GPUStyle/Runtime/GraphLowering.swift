@@ -131,6 +131,11 @@ public enum GraphLowering {
                 add(reads: [x], writes: out) { r in .pad2d(.init(input: r[x], output: r[out], padding: p, mode: mode)) }
             case .fakeQuantize(let q):
                 add(reads: [x], writes: out) { r in .fakeQuant(.init(input: r[x], output: r[out], quantize: q)) }
+            case .quantizedInstanceNorm(let n):
+                let (gamma, beta) = (node.inputs[1], node.inputs[2])
+                add(reads: [x, gamma, beta], writes: out) { r in
+                    .quantizedInstanceNorm(.init(input: r[x], gamma: r[gamma], beta: r[beta], output: r[out], norm: n))
+                }
             case .instanceNorm:
                 preconditionFailure("graphs with instance norm are lowered by lowerNormalizedBlocks")
             }

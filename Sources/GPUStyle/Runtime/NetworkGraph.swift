@@ -155,6 +155,26 @@ public struct NetworkGraph: Sendable {
         }
     }
 
+    /// Conditional instance normalisation as int8 QDQ models write it out (Magenta's
+    /// arbitrary-style transform, `CKernels/quantized_instance_norm.c`): with FQk the k-th of
+    /// `quantizers`, m = FQ0(mean(x)); v = FQ2(mean(FQ1((x - m)²))); e = FQ3(v + ε);
+    /// r = FQ4(1 / √e); g = FQ5(r γ); b = FQ7(β - FQ6(m g)); y = FQ9([relu](FQ8(x g) + b)).
+    /// γ and β are runtime [C][1][1] tensors (computed from a style vector).
+    public struct QuantizedInstanceNorm: Sendable, Equatable, Codable {
+        public var quantizers: [FakeQuantize]
+        public var epsilon: Float
+        public var relu: Bool
+        public init(quantizers: [FakeQuantize], epsilon: Float, relu: Bool) {
+            self.quantizers = quantizers
+            self.epsilon = epsilon
+            self.relu = relu
+        }
+        /// The 40 floats the kernels read: (scale, zero point, low, high) of each quantizer.
+        public var table: [Float] {
+            quantizers.flatMap { [$0.scale, Float($0.zeroPoint), Float($0.low), Float($0.high)] }
+        }
+    }
+
     public enum ResizeMode: UInt32, Sendable, Codable {
         /// Source pixel floor(y / scale) (ONNX nearest, asymmetric, floor).
         case nearest = 0
@@ -187,6 +207,8 @@ public struct NetworkGraph: Sendable {
         case instanceNorm(InstanceNorm)
         /// inputs [x]
         case fakeQuantize(FakeQuantize)
+        /// inputs [x, gamma, beta], gamma and beta [C][1][1]
+        case quantizedInstanceNorm(QuantizedInstanceNorm)
 
         public var name: String {
             switch self {
@@ -204,6 +226,7 @@ public struct NetworkGraph: Sendable {
             case .pad: "pad"
             case .instanceNorm: "instance_norm"
             case .fakeQuantize: "fake_quant"
+            case .quantizedInstanceNorm: "quantized_instance_norm"
             }
         }
     }
@@ -380,6 +403,17 @@ extension NetworkGraph {
                 try arity(1)
                 guard q.scale > 0, q.scale.isFinite, q.low < q.high, (q.low...q.high).contains(q.zeroPoint) else {
                     throw fail("scale \(q.scale), zero point \(q.zeroPoint), range \(q.low)...\(q.high)")
+                }
+                out = inputs[0]
+            case .quantizedInstanceNorm(let n):
+                try arity(3)
+                let vector = Shape(channels: inputs[0].channels, height: 1, width: 1)
+                guard inputs[1] == vector, inputs[2] == vector else {
+                    throw fail("normalises \(inputs[0]) with γ \(inputs[1]) and β \(inputs[2]); both must be \(vector)")
+                }
+                guard n.quantizers.count == 10,
+                      n.quantizers.allSatisfy({ $0.scale > 0 && $0.scale.isFinite && $0.low < $0.high }) else {
+                    throw fail("needs 10 fake quantisations with positive scales")
                 }
                 out = inputs[0]
             }

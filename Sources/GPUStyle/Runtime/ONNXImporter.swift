@@ -279,7 +279,7 @@ struct ONNXGraphBuilder {
             case .fullyConnected(_, _, let outputs): return outputs
             case .transposedConvolution(let t): return t.outputChannels
             case .activation, .add, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad, .instanceNorm,
-                 .fakeQuantize:
+                 .fakeQuantize, .quantizedInstanceNorm:
                 guard let first = node.inputs.first else { return nil }
                 tensor = first
                 if tensor == 0, let inputChannels { return inputChannels }

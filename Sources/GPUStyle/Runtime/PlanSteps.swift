@@ -242,6 +242,24 @@ extension ExecutionPlan {
     }
 }
 
+extension ExecutionPlan {
+    /// `NetworkGraph.QuantizedInstanceNorm` over `input` with γ and β from regions of [C][1][1].
+    public struct QuantizedInstanceNormStep: Sendable, Equatable {
+        public var input: Region
+        public var gamma: Region
+        public var beta: Region
+        public var output: Region
+        public var norm: NetworkGraph.QuantizedInstanceNorm
+        public init(input: Region, gamma: Region, beta: Region, output: Region, norm: NetworkGraph.QuantizedInstanceNorm) {
+            self.input = input
+            self.gamma = gamma
+            self.beta = beta
+            self.output = output
+            self.norm = norm
+        }
+    }
+}
+
 extension ExecutionPlan.Step {
     /// The regions a graph step reads, then the one it writes (nil for the style network's steps);
     /// a fused step's intermediate regions are its parts'.
@@ -261,6 +279,7 @@ extension ExecutionPlan.Step {
         case .resize(let s): ([s.input], s.output)
         case .pad2d(let s): ([s.input], s.output)
         case .fakeQuant(let s): ([s.input], s.output)
+        case .quantizedInstanceNorm(let s): ([s.input, s.gamma, s.beta], s.output)
         }
     }
 
@@ -295,6 +314,7 @@ extension ExecutionPlan.Step {
         case .resize: "resize"
         case .pad2d: "pad2d"
         case .fakeQuant: "fake_quant"
+        case .quantizedInstanceNorm: "quantized_instance_norm"
         }
     }
 }
