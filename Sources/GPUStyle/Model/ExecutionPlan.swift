@@ -26,6 +26,8 @@ public struct ExecutionPlan: Sendable {
         case pool
         /// A lowered graph's output tensor.
         case result
+        /// A lowered graph's auxiliary input (`NetworkGraph.auxiliaryInput`: a style vector).
+        case parameters
     }
 
     /// Floats between two channel planes are a multiple of this (64 floats = 256 bytes, the

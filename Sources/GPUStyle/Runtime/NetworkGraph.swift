@@ -247,6 +247,18 @@ public struct NetworkGraph: Sendable {
     public var input: Int
     public var output: Int
     public var tensorCount: Int
+    /// A second input of fixed shape besides the image (Magenta's arbitrary-style transform reads
+    /// its style vector so), given to a plan as the `.parameters` buffer.
+    public var auxiliaryInput: AuxiliaryInput?
+
+    public struct AuxiliaryInput: Sendable, Equatable, Codable {
+        public var tensor: Int
+        public var shape: Shape
+        public init(tensor: Int, shape: Shape) {
+            self.tensor = tensor
+            self.shape = shape
+        }
+    }
     /// In an order where every tensor is made before it is read.
     public var nodes: [Node]
     public var constants: ModelConstants
@@ -275,6 +287,13 @@ extension NetworkGraph {
             throw GraphError("the graph's input or output tensor is out of range")
         }
         shapes[input] = inputShape
+        if let auxiliary = auxiliaryInput {
+            guard auxiliary.tensor >= 0, auxiliary.tensor < tensorCount, auxiliary.tensor != input,
+                  auxiliary.shape.elementCount > 0 else {
+                throw GraphError("the graph's auxiliary input tensor is out of range")
+            }
+            shapes[auxiliary.tensor] = auxiliary.shape
+        }
         for node in nodes {
             func fail(_ why: String) -> GraphError { GraphError("node \(node.name) (\(node.operation.name)): \(why)") }
             let inputs = try node.inputs.map { index -> Shape in

@@ -97,6 +97,10 @@ struct ONNXGraphBuilder {
     var geluEnds: [Int: String] = [:]
     var geluMembers = Set<Int>()
     var quantizationMode = ONNXImporter.Quantization.fakeQuantize
+    /// A second input: a vector of fixed length (`NetworkGraph.auxiliaryInput`).
+    var auxiliaryInput: NetworkGraph.AuxiliaryInput?
+    /// Nodes a recognised pattern stands for (`ONNXQuantization.swift`), skipped when met.
+    var patternMembers = Set<Int>()
     /// The fake quantisation that made each tensor (its DequantizeLinear must match).
     var quantizedBy: [Int: NetworkGraph.FakeQuantize] = [:]
     private var shapeCache: (nodeCount: Int, shapes: [NetworkGraph.Shape?])?
@@ -121,8 +125,8 @@ struct ONNXGraphBuilder {
             constants[initializer.name] = try ONNXTensor(initializer, what: "\(source): initializer '\(initializer.name)'")
         }
         let inputs = graph.input.filter { constants[$0.name] == nil }
-        guard inputs.count == 1 else {
-            throw fail("the model has \(inputs.count) inputs (\(inputs.map { "'\($0.name)'" }.joined(separator: ", "))); one image input is supported")
+        guard inputs.count == 1 || (inputs.count == 2 && Self.vectorLength(inputs[1]) != nil) else {
+            throw fail("the model has \(inputs.count) inputs (\(inputs.map { "'\($0.name)'" }.joined(separator: ", "))); one image input is supported (and a second [1, N, 1, 1] or [1, 1, 1, N] vector)")
         }
         guard graph.output.count == 1 else {
             throw fail("the model has \(graph.output.count) outputs; one is supported")
@@ -135,6 +139,12 @@ struct ONNXGraphBuilder {
             }
         }
         try readInput(inputs[0])
+        if inputs.count == 2, let n = Self.vectorLength(inputs[1]) {
+            let tensor = tensorCount
+            tensorCount += 1
+            auxiliaryInput = .init(tensor: tensor, shape: .init(channels: n, height: 1, width: 1))
+            values[inputs[1].name] = Value(tensor: tensor, isVector: false, pointwise: true)
+        }
         readers[graph.output[0].name, default: 0] += 1
 
         for (index, node) in graph.node.enumerated() {
@@ -142,7 +152,7 @@ struct ONNXGraphBuilder {
                 node.output.forEach { poisoned.insert($0) }
                 continue
             }
-            if geluMembers.contains(index) { continue }
+            if geluMembers.contains(index) || patternMembers.contains(index) { continue }
             do {
                 if let x = geluEnds[index] {
                     let value = try self.input(named: x, of: node)
@@ -150,6 +160,7 @@ struct ONNXGraphBuilder {
                          sequence: value.sequence)
                     continue
                 }
+                if node.opType == "GlobalAveragePool", try quantizedInstanceNorm(at: index) { continue }
                 if node.opType == "Div", let chain = geluChain(startingAt: index) {
                     geluEnds[chain.end] = chain.input
                     geluMembers.formUnion(chain.members)
@@ -178,9 +189,10 @@ struct ONNXGraphBuilder {
             throw fail(constants[outputName] != nil ? "the output '\(outputName)' is a constant"
                                                     : "no node makes the output '\(outputName)'")
         }
-        let result = NetworkGraph(input: 0, output: output.tensor, tensorCount: tensorCount,
+        var result = NetworkGraph(input: 0, output: output.tensor, tensorCount: tensorCount,
                                   nodes: liveNodes(output: output.tensor),
                                   constants: ModelConstants(values: weights, names: weightNames))
+        result.auxiliaryInput = auxiliaryInput
         if let inputShape {
             do { _ = try result.shapes(input: inputShape) } catch { throw fail("\(error)") }
         }
@@ -210,6 +222,19 @@ struct ONNXGraphBuilder {
             inputShape = NetworkGraph.Shape(channels: c, height: h, width: w)
         }
         values[input.name] = Value(tensor: 0, isVector: false, pointwise: false, nhwc: nhwc)
+    }
+
+    /// N for a float input of fixed shape [1, N, 1, 1] or [1, 1, 1, N].
+    static func vectorLength(_ input: Onnx_ValueInfoProto) -> Int? {
+        guard case .tensorType(let type)? = input.type.value, type.elemType == 1, type.hasShape else { return nil }
+        let dims = type.shape.dim.map { dim -> Int in
+            if case .dimValue(let v)? = dim.value, v > 0, v <= Int64(maximumExtent) { return Int(v) }
+            return 0
+        }
+        guard dims.count == 4, dims[0] == 1 else { return nil }
+        if dims[2] == 1, dims[3] == 1, dims[1] > 0 { return dims[1] }
+        if dims[1] == 1, dims[2] == 1, dims[3] > 0 { return dims[3] }
+        return nil
     }
 
     /// Whether the input reaches a Transpose to NCHW (perm [0, 3, 1, 2]) through ops that keep
@@ -254,8 +279,9 @@ struct ONNXGraphBuilder {
     mutating func shape(of tensor: Int) -> NetworkGraph.Shape? {
         guard let inputShape else { return nil }
         if shapeCache?.nodeCount != nodes.count {
-            let partial = NetworkGraph(input: 0, output: 0, tensorCount: tensorCount, nodes: nodes,
+            var partial = NetworkGraph(input: 0, output: 0, tensorCount: tensorCount, nodes: nodes,
                                        constants: ModelConstants(values: weights, names: weightNames))
+            partial.auxiliaryInput = auxiliaryInput
             shapeCache = (nodes.count, (try? partial.shapes(input: inputShape)) ?? [])
         }
         guard let shapes = shapeCache?.shapes, tensor < shapes.count else { return nil }

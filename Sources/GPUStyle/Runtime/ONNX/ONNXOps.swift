@@ -40,6 +40,7 @@ extension ONNXGraphBuilder {
             throw Unsupported(detail: "on a sequence (a map whose height was squeezed)")
         }
         if !["QuantizeLinear", "DequantizeLinear", "Pad", "Transpose", "Identity"].contains(node.opType),
+           !(node.opType == "Reshape" && node.input.first.flatMap({ values[$0] }).map({ isPointwise($0) }) == true),
            node.input.contains(where: { values[$0]?.nhwc == true }) {
             throw Unsupported(detail: "on a channels-last [N, H, W, C] tensor (only quantisation, padding and the Transpose to NCHW)")
         }

@@ -109,3 +109,109 @@ extension NetworkGraph {
         return graph
     }
 }
+
+/// Conditional instance normalisation written out in int8 QDQ ops, as tf2onnx writes Magenta's
+/// arbitrary-style transform, recognised into one `quantizedInstanceNorm` node
+/// (`NetworkGraph.QuantizedInstanceNorm` has the formulas). Starting at the GlobalAveragePool of
+/// x, the chain is followed name by name through the graph's readers; any deviation leaves the
+/// nodes to be mapped one by one (and named as unsupported).
+extension ONNXGraphBuilder {
+    private func onnxNode(_ index: Int) -> Onnx_NodeProto { model.graph.node[index] }
+
+    /// The one reader of `name` with op `op` (and, when given, reading `other` too).
+    private func reader(of name: String, _ op: String, with other: ((String) -> Bool)? = nil) -> Int? {
+        let found = Set(consumers[name] ?? []).filter { index in
+            let node = onnxNode(index)
+            guard node.opType == op else { return false }
+            guard let other else { return true }
+            return node.input.contains { $0 != name && other($0) } || (node.input.count == 2 && node.input.allSatisfy { $0 == name } && other(name))
+        }
+        return found.count == 1 ? found.first : nil
+    }
+
+    /// The QuantizeLinear reading `name`, and the DequantizeLinear outputs that read it back
+    /// (directly or through Reshapes), with every node on the way.
+    private func quantized(_ name: String, into members: inout [Int]) throws -> (NetworkGraph.FakeQuantize, [String])? {
+        guard let q = reader(of: name, "QuantizeLinear") else { return nil }
+        let params = try quantization(onnxNode(q))
+        members.append(q)
+        var outputs: [String] = [], frontier = [onnxNode(q).output[0]]
+        while let next = frontier.popLast() {
+            for index in consumers[next] ?? [] {
+                let node = onnxNode(index)
+                switch node.opType {
+                case "Reshape":
+                    members.append(index)
+                    frontier.append(node.output[0])
+                case "DequantizeLinear":
+                    guard try quantization(node) == params else { return nil }
+                    members.append(index)
+                    outputs.append(node.output[0])
+                default:
+                    return nil
+                }
+            }
+        }
+        return outputs.isEmpty ? nil : (params, outputs)
+    }
+
+    /// At the GlobalAveragePool `index`: the whole pattern as one node, or false.
+    mutating func quantizedInstanceNorm(at index: Int) throws -> Bool {
+        guard quantizationMode == .fakeQuantize else { return false }
+        let gap = onnxNode(index)
+        let x = gap.input[0]
+        guard let xValue = values[x], !xValue.isVector else { return false }
+        var members = [index], q: [NetworkGraph.FakeQuantize] = []
+        func step(_ name: String) throws -> [String]? {
+            guard let (params, outputs) = try quantized(name, into: &members) else { return nil }
+            q.append(params)
+            return outputs
+        }
+        func node(_ found: Int?) -> Onnx_NodeProto? {
+            guard let found else { return nil }
+            members.append(found)
+            return onnxNode(found)
+        }
+        guard let means = try step(gap.output[0]) else { return false }
+        guard let sub = node(reader(of: x, "Sub", with: { means.contains($0) })), sub.input[0] == x else { return false }
+        guard let square = node(reader(of: sub.output[0], "Mul")), square.input.allSatisfy({ $0 == sub.output[0] }) else { return false }
+        guard let squares = try step(square.output[0]), squares.count == 1 else { return false }
+        guard let variance = node(reader(of: squares[0], "GlobalAveragePool")) else { return false }
+        guard let variances = try step(variance.output[0]), variances.count == 1 else { return false }
+        guard let addEpsilon = node(reader(of: variances[0], "Add")) else { return false }
+        guard let epsilonName = addEpsilon.input.first(where: { $0 != variances[0] }) else { return false }
+        guard let epsilon = constants[epsilonName], epsilon.count == 1 else { return false }
+        guard let shifted = try step(addEpsilon.output[0]), shifted.count == 1 else { return false }
+        guard let sqrt = node(reader(of: shifted[0], "Sqrt")) else { return false }
+        guard let reciprocal = node(reader(of: sqrt.output[0], "Reciprocal")) else { return false }
+        guard let rsqrts = try step(reciprocal.output[0]), rsqrts.count == 1 else { return false }
+        guard let scaleNode = node(reader(of: rsqrts[0], "Mul")) else { return false }
+        guard let gammaName = scaleNode.input.first(where: { $0 != rsqrts[0] }), let gamma = values[gammaName] else { return false }
+        guard let scales = try step(scaleNode.output[0]) else { return false }
+        guard let meanScale = node(reader(of: means.first { m in reader(of: m, "Mul", with: { scales.contains($0) }) != nil } ?? "", "Mul", with: { scales.contains($0) })) else { return false }
+        guard let meanScales = try step(meanScale.output[0]), meanScales.count == 1 else { return false }
+        guard let shiftNode = node(reader(of: meanScales[0], "Sub")), shiftNode.input[1] == meanScales[0] else { return false }
+        guard let beta = values[shiftNode.input[0]] else { return false }
+        guard let shifts = try step(shiftNode.output[0]), shifts.count == 1 else { return false }
+        guard let product = node(reader(of: x, "Mul", with: { scales.contains($0) })) else { return false }
+        guard let products = try step(product.output[0]), products.count == 1 else { return false }
+        guard let sum = node(reader(of: products[0], "Add", with: { $0 == shifts[0] })) else { return false }
+        var last = sum
+        let relu = reader(of: sum.output[0], "Relu")
+        if let relu { last = node(relu)! }
+        guard let outputs = try step(last.output[0]), q.count == 10 else { return false }
+        // Every node read only inside the pattern (x, γ and β come from outside).
+        let memberOutputs = Set(members.flatMap { onnxNode($0).output })
+        for member in members where member != index {
+            for name in onnxNode(member).input where !memberOutputs.contains(name) {
+                guard name == x || name == gammaName || name == shiftNode.input[0] || constants[name] != nil else { return false }
+            }
+        }
+        let n = NetworkGraph.QuantizedInstanceNorm(quantizers: q, epsilon: epsilon.floats[0], relu: relu != nil)
+        let y = emit(gap, .quantizedInstanceNorm(n), inputs: [xValue, gamma, beta])
+        quantizedBy[y.tensor] = q[9]
+        for name in outputs { values[name] = y }
+        patternMembers.formUnion(members)
+        return true
+    }
+}
