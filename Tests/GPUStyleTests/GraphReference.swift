@@ -155,6 +155,33 @@ enum GraphReference {
             return map(Shape(channels: s.channels, height: s.height + p.top + p.bottom, width: s.width + p.left + p.right)) { c, y, x in
                 padded(t, c, y - p.top, x - p.left, mode)
             }
+        case .fakeQuantize(let q):
+            // The ONNX formulas, with Foundation's rounding rather than the kernels' rint.
+            return map(s) { c, y, x in
+                let v = (t[c, y, x] / q.scale).rounded(.toNearestOrEven) + Float(q.zeroPoint)
+                return (min(max(v, Float(q.low)), Float(q.high)) - Float(q.zeroPoint)) * q.scale
+            }
+        case .quantizedInstanceNorm(let n):
+            func fq(_ v: Float, _ k: Int) -> Float {
+                let q = n.quantizers[k]
+                let t = (v / q.scale).rounded(.toNearestOrEven) + Float(q.zeroPoint)
+                return (min(max(t, Float(q.low)), Float(q.high)) - Float(q.zeroPoint)) * q.scale
+            }
+            let plane = s.height * s.width
+            var out = t
+            for c in 0..<s.channels {
+                let values = t.values[(c * plane)..<((c + 1) * plane)]
+                let m = fq(Float(values.reduce(0.0) { $0 + Double($1) } / Double(plane)), 0)
+                let v = fq(Float(values.reduce(0.0) { $0 + Double(fq(($1 - m) * ($1 - m), 1)) } / Double(plane)), 2)
+                let r = fq(1 / fq(v + n.epsilon, 3).squareRoot(), 4)
+                let g = fq(r * xs[1].values[c], 5)
+                let b = fq(xs[2].values[c] - fq(m * g, 6), 7)
+                for i in c * plane..<(c + 1) * plane {
+                    let y = fq(t.values[i] * g, 8) + b
+                    out.values[i] = fq(n.relu ? max(y, 0) : y, 9)
+                }
+            }
+            return out
         case .instanceNorm(let n):
             // Two passes in Double: the mean, then the biased variance about it.
             let count = Double(s.height * s.width)

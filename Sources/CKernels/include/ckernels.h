@@ -131,6 +131,17 @@ void gs_resize_rows(const float *x, int in_height, int in_width, int scale, int 
 
 /// Padding of one plane into out_width-wide rows [row_begin, row_end): zeros, or with
 /// `reflect` numpy's reflection (edge not repeated; padding smaller than the side).
+/// Fake quantisation (`fake_quant.c`): y = (clamp(round_half_even(x / scale) + zero_point, low,
+/// high) - zero_point) * scale, with low/high the int8 or uint8 range.
+void gs_fake_quant(const float *x, float *y, int64_t count, float scale, float zero_point, float low, float high);
+
+/// Quantised conditional instance norm (`quantized_instance_norm.c`): `q` holds the ten
+/// fake quantisations' (scale, zero point, low, high), 40 floats.
+void gs_quantized_instance_norm_parameters(const float *x, int64_t count, float gamma, float beta, const float *q,
+                                           float epsilon, float *scale, float *shift);
+void gs_quantized_instance_norm_apply(const float *x, float *y, int64_t count, float scale, float shift, const float *q,
+                                      int relu);
+
 void gs_pad2d_rows(const float *x, int in_height, int in_width, float *y, int out_width,
                    int top, int left, int reflect, int row_begin, int row_end);
 

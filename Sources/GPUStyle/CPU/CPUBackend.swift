@@ -160,6 +160,8 @@ public final class CPUBackend: NetworkBackend {
         case .softmax(let s): GraphSoftmax.run(s, graph)
         case .resize(let s): GraphResize.run(s, graph)
         case .pad2d(let s): GraphPad2D.run(s, graph)
+        case .fakeQuant(let s): GraphFakeQuant.run(s, graph)
+        case .quantizedInstanceNorm(let s): GraphQuantizedInstanceNorm.run(s, graph)
         case .conv2d(let conv):
             guard let constants else { preconditionFailure("a conv2d step in a plan without constants") }
             graphWeights.convolution(conv, constants: constants).run(conv, input: graph.pointer(conv.input),

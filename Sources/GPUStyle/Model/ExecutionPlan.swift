@@ -26,6 +26,8 @@ public struct ExecutionPlan: Sendable {
         case pool
         /// A lowered graph's output tensor.
         case result
+        /// A lowered graph's auxiliary input (`NetworkGraph.auxiliaryInput`: a style vector).
+        case parameters
     }
 
     /// Floats between two channel planes are a multiple of this (64 floats = 256 bytes, the
@@ -268,6 +270,8 @@ public struct ExecutionPlan: Sendable {
         case copy(Copy)
         case resize(Resize)
         case pad2d(Pad2D)
+        case fakeQuant(FakeQuant)
+        case quantizedInstanceNorm(QuantizedInstanceNormStep)
     }
 
     public let inputShape: DenseShape

@@ -129,6 +129,13 @@ public enum GraphLowering {
                 }
             case .pad(let p, let mode):
                 add(reads: [x], writes: out) { r in .pad2d(.init(input: r[x], output: r[out], padding: p, mode: mode)) }
+            case .fakeQuantize(let q):
+                add(reads: [x], writes: out) { r in .fakeQuant(.init(input: r[x], output: r[out], quantize: q)) }
+            case .quantizedInstanceNorm(let n):
+                let (gamma, beta) = (node.inputs[1], node.inputs[2])
+                add(reads: [x, gamma, beta], writes: out) { r in
+                    .quantizedInstanceNorm(.init(input: r[x], gamma: r[gamma], beta: r[beta], output: r[out], norm: n))
+                }
             case .instanceNorm:
                 preconditionFailure("graphs with instance norm are lowered by lowerNormalizedBlocks")
             }
@@ -144,7 +151,7 @@ public enum GraphLowering {
             }
         }
         let pooled = tensorShapes.indices.filter {
-            $0 != graph.input && $0 != graph.output && last[$0] >= 0
+            $0 != graph.input && $0 != graph.output && $0 != graph.auxiliaryInput?.tensor && last[$0] >= 0
         }
         let placement = BufferPlanner.plan(pooled.map {
             BufferPlanner.Request(size: tensorShapes[$0]!.elementCount, firstStep: first[$0], lastStep: last[$0])
@@ -157,11 +164,15 @@ public enum GraphLowering {
         }
         regions[graph.input] = .init(buffer: .input, offset: 0, shape: tensorShapes[graph.input]!)
         regions[graph.output] = .init(buffer: .result, offset: 0, shape: tensorShapes[graph.output]!)
+        if let auxiliary = graph.auxiliaryInput {
+            regions[auxiliary.tensor] = .init(buffer: .parameters, offset: 0, shape: auxiliary.shape)
+        }
 
         var bufferFloats: [ExecutionPlan.Buffer: Int] = [
             .input: shape.elementCount, .result: tensorShapes[graph.output]!.elementCount,
         ]
         if placement.poolSize > 0 { bufferFloats[.pool] = placement.poolSize }
+        if let auxiliary = graph.auxiliaryInput { bufferFloats[.parameters] = auxiliary.shape.elementCount }
         let outputShape = tensorShapes[graph.output]!
         return ExecutionPlan(
             steps: steps.compactMap { $0.step?(regions) }, bufferFloats: bufferFloats,

@@ -58,6 +58,7 @@ public struct ModelFile: Sendable {
         var tensorCount: Int
         var nodes: [NetworkGraph.Node]
         var constants: [ConstantInfo]
+        var auxiliaryInput: NetworkGraph.AuxiliaryInput?
     }
 
     public struct FormatError: Error, CustomStringConvertible {
@@ -69,7 +70,7 @@ public struct ModelFile: Sendable {
                             nodes: graph.nodes, constants: graph.constants.values.indices.map {
                                 ConstantInfo(name: graph.constants.names[$0], count: graph.constants[$0].count,
                                              half: halfConstants.contains($0))
-                            })
+                            }, auxiliaryInput: graph.auxiliaryInput)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = try encoder.encode(header)
@@ -130,6 +131,7 @@ public struct ModelFile: Sendable {
         }
         graph = NetworkGraph(input: header.input, output: header.output, tensorCount: header.tensorCount,
                              nodes: header.nodes, constants: ModelConstants(values: values, names: header.constants.map(\.name)))
+        graph.auxiliaryInput = header.auxiliaryInput
         metadata = header.metadata
         halfConstants = Set(header.constants.indices.filter { header.constants[$0].half })
     }

@@ -132,6 +132,49 @@ public struct NetworkGraph: Sendable {
         public static let activations: Set<Activation> = [.identity, .relu, .sigmoid]
     }
 
+    /// Fake quantisation: an int8/uint8 QuantizeLinear and the DequantizeLinear that undoes it
+    /// (one scale and zero point for the tensor), run in float32: y = (clamp(round_half_even(x /
+    /// scale) + zeroPoint, low, high) - zeroPoint) * scale, as onnxruntime computes the pair.
+    public struct FakeQuantize: Sendable, Equatable, Codable {
+        public var scale: Float
+        public var zeroPoint: Int
+        /// The integer range: -128...127 (int8) or 0...255 (uint8).
+        public var low: Int
+        public var high: Int
+        public init(scale: Float, zeroPoint: Int, low: Int, high: Int) {
+            self.scale = scale
+            self.zeroPoint = zeroPoint
+            self.low = low
+            self.high = high
+        }
+        public static func int8(scale: Float, zeroPoint: Int) -> FakeQuantize {
+            .init(scale: scale, zeroPoint: zeroPoint, low: -128, high: 127)
+        }
+        public static func uint8(scale: Float, zeroPoint: Int) -> FakeQuantize {
+            .init(scale: scale, zeroPoint: zeroPoint, low: 0, high: 255)
+        }
+    }
+
+    /// Conditional instance normalisation as int8 QDQ models write it out (Magenta's
+    /// arbitrary-style transform, `CKernels/quantized_instance_norm.c`): with FQk the k-th of
+    /// `quantizers`, m = FQ0(mean(x)); v = FQ2(mean(FQ1((x - m)²))); e = FQ3(v + ε);
+    /// r = FQ4(1 / √e); g = FQ5(r γ); b = FQ7(β - FQ6(m g)); y = FQ9([relu](FQ8(x g) + b)).
+    /// γ and β are runtime [C][1][1] tensors (computed from a style vector).
+    public struct QuantizedInstanceNorm: Sendable, Equatable, Codable {
+        public var quantizers: [FakeQuantize]
+        public var epsilon: Float
+        public var relu: Bool
+        public init(quantizers: [FakeQuantize], epsilon: Float, relu: Bool) {
+            self.quantizers = quantizers
+            self.epsilon = epsilon
+            self.relu = relu
+        }
+        /// The 40 floats the kernels read: (scale, zero point, low, high) of each quantizer.
+        public var table: [Float] {
+            quantizers.flatMap { [$0.scale, Float($0.zeroPoint), Float($0.low), Float($0.high)] }
+        }
+    }
+
     public enum ResizeMode: UInt32, Sendable, Codable {
         /// Source pixel floor(y / scale) (ONNX nearest, asymmetric, floor).
         case nearest = 0
@@ -162,6 +205,10 @@ public struct NetworkGraph: Sendable {
         case pad(Padding, PaddingMode)
         /// inputs [x]
         case instanceNorm(InstanceNorm)
+        /// inputs [x]
+        case fakeQuantize(FakeQuantize)
+        /// inputs [x, gamma, beta], gamma and beta [C][1][1]
+        case quantizedInstanceNorm(QuantizedInstanceNorm)
 
         public var name: String {
             switch self {
@@ -178,6 +225,8 @@ public struct NetworkGraph: Sendable {
             case .resize(let mode, _): "resize (\(mode))"
             case .pad: "pad"
             case .instanceNorm: "instance_norm"
+            case .fakeQuantize: "fake_quant"
+            case .quantizedInstanceNorm: "quantized_instance_norm"
             }
         }
     }
@@ -198,6 +247,18 @@ public struct NetworkGraph: Sendable {
     public var input: Int
     public var output: Int
     public var tensorCount: Int
+    /// A second input of fixed shape besides the image (Magenta's arbitrary-style transform reads
+    /// its style vector so), given to a plan as the `.parameters` buffer.
+    public var auxiliaryInput: AuxiliaryInput?
+
+    public struct AuxiliaryInput: Sendable, Equatable, Codable {
+        public var tensor: Int
+        public var shape: Shape
+        public init(tensor: Int, shape: Shape) {
+            self.tensor = tensor
+            self.shape = shape
+        }
+    }
     /// In an order where every tensor is made before it is read.
     public var nodes: [Node]
     public var constants: ModelConstants
@@ -226,6 +287,13 @@ extension NetworkGraph {
             throw GraphError("the graph's input or output tensor is out of range")
         }
         shapes[input] = inputShape
+        if let auxiliary = auxiliaryInput {
+            guard auxiliary.tensor >= 0, auxiliary.tensor < tensorCount, auxiliary.tensor != input,
+                  auxiliary.shape.elementCount > 0 else {
+                throw GraphError("the graph's auxiliary input tensor is out of range")
+            }
+            shapes[auxiliary.tensor] = auxiliary.shape
+        }
         for node in nodes {
             func fail(_ why: String) -> GraphError { GraphError("node \(node.name) (\(node.operation.name)): \(why)") }
             let inputs = try node.inputs.map { index -> Shape in
@@ -349,6 +417,23 @@ extension NetworkGraph {
                 }
                 try constant(n.gamma, "gamma", count: n.styles * channels)
                 try constant(n.beta, "beta", count: n.styles * channels)
+                out = inputs[0]
+            case .fakeQuantize(let q):
+                try arity(1)
+                guard q.scale > 0, q.scale.isFinite, q.low < q.high, (q.low...q.high).contains(q.zeroPoint) else {
+                    throw fail("scale \(q.scale), zero point \(q.zeroPoint), range \(q.low)...\(q.high)")
+                }
+                out = inputs[0]
+            case .quantizedInstanceNorm(let n):
+                try arity(3)
+                let vector = Shape(channels: inputs[0].channels, height: 1, width: 1)
+                guard inputs[1] == vector, inputs[2] == vector else {
+                    throw fail("normalises \(inputs[0]) with γ \(inputs[1]) and β \(inputs[2]); both must be \(vector)")
+                }
+                guard n.quantizers.count == 10,
+                      n.quantizers.allSatisfy({ $0.scale > 0 && $0.scale.isFinite && $0.low < $0.high }) else {
+                    throw fail("needs 10 fake quantisations with positive scales")
+                }
                 out = inputs[0]
             }
             guard out.elementCount > 0 else { throw fail("makes an empty \(out) tensor") }

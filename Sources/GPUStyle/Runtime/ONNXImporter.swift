@@ -9,7 +9,16 @@ import SwiftProtobuf
 /// which is the flattened layout). Every op that cannot be mapped is named in one error.
 public enum ONNXImporter {
     /// The graph, and the model's input shape when its C, H and W are fixed numbers.
-    public static func graph(from data: Data, source: String) throws -> (graph: NetworkGraph, inputShape: NetworkGraph.Shape?) {
+    /// How QuantizeLinear -> DequantizeLinear pairs on activations run (`ONNXQuantization.swift`).
+    public enum Quantization: Sendable {
+        /// As onnxruntime runs them: round to the int8/uint8 grid and back (`fake_quant`).
+        case fakeQuantize
+        /// Not at all: the network in float32 on the dequantised weights.
+        case float
+    }
+
+    public static func graph(from data: Data, source: String,
+                             quantization: Quantization = .fakeQuantize) throws -> (graph: NetworkGraph, inputShape: NetworkGraph.Shape?) {
         let model: Onnx_ModelProto
         do {
             model = try Onnx_ModelProto(serializedBytes: data)
@@ -17,6 +26,7 @@ public enum ONNXImporter {
             throw ONNXImportError("\(source): not a readable ONNX model (\(error))")
         }
         var builder = try ONNXGraphBuilder(model: model, source: source)
+        builder.quantizationMode = quantization
         return try builder.build()
     }
 }
@@ -34,6 +44,9 @@ struct ONNXGraphBuilder {
         /// recogniser's head reads its features): [N, C, W], or [N, W, C] once transposed. The
         /// graph tensor is still the [C][1][W] map; only how later ops index it changes.
         var sequence: SequenceLayout? = nil
+        /// ONNX sees the map channels last, [N, H, W, C] (a TensorFlow model's input before its
+        /// Transpose to NCHW); the graph tensor is [C][H][W] all the same.
+        var nhwc = false
     }
 
     enum SequenceLayout {
@@ -83,6 +96,13 @@ struct ONNXGraphBuilder {
     /// chain's input name; the other nodes of each chain are skipped.
     var geluEnds: [Int: String] = [:]
     var geluMembers = Set<Int>()
+    var quantizationMode = ONNXImporter.Quantization.fakeQuantize
+    /// A second input: a vector of fixed length (`NetworkGraph.auxiliaryInput`).
+    var auxiliaryInput: NetworkGraph.AuxiliaryInput?
+    /// Nodes a recognised pattern stands for (`ONNXQuantization.swift`), skipped when met.
+    var patternMembers = Set<Int>()
+    /// The fake quantisation that made each tensor (its DequantizeLinear must match).
+    var quantizedBy: [Int: NetworkGraph.FakeQuantize] = [:]
     private var shapeCache: (nodeCount: Int, shapes: [NetworkGraph.Shape?])?
 
     init(model: Onnx_ModelProto, source: String) throws {
@@ -105,19 +125,25 @@ struct ONNXGraphBuilder {
             constants[initializer.name] = try ONNXTensor(initializer, what: "\(source): initializer '\(initializer.name)'")
         }
         let inputs = graph.input.filter { constants[$0.name] == nil }
-        guard inputs.count == 1 else {
-            throw fail("the model has \(inputs.count) inputs (\(inputs.map { "'\($0.name)'" }.joined(separator: ", "))); one image input is supported")
+        guard inputs.count == 1 || (inputs.count == 2 && Self.vectorLength(inputs[1]) != nil) else {
+            throw fail("the model has \(inputs.count) inputs (\(inputs.map { "'\($0.name)'" }.joined(separator: ", "))); one image input is supported (and a second [1, N, 1, 1] or [1, 1, 1, N] vector)")
         }
         guard graph.output.count == 1 else {
             throw fail("the model has \(graph.output.count) outputs; one is supported")
         }
-        try readInput(inputs[0])
         for (index, node) in graph.node.enumerated() {
             for (i, name) in node.input.enumerated() where !name.isEmpty {
                 readers[name, default: 0] += 1
                 consumers[name, default: []].append(index)
                 if i > 0 && Self.weightOps.contains(node.opType) { weightReads[name, default: 0] += 1 }
             }
+        }
+        try readInput(inputs[0])
+        if inputs.count == 2, let n = Self.vectorLength(inputs[1]) {
+            let tensor = tensorCount
+            tensorCount += 1
+            auxiliaryInput = .init(tensor: tensor, shape: .init(channels: n, height: 1, width: 1))
+            values[inputs[1].name] = Value(tensor: tensor, isVector: false, pointwise: true)
         }
         readers[graph.output[0].name, default: 0] += 1
 
@@ -126,7 +152,7 @@ struct ONNXGraphBuilder {
                 node.output.forEach { poisoned.insert($0) }
                 continue
             }
-            if geluMembers.contains(index) { continue }
+            if geluMembers.contains(index) || patternMembers.contains(index) { continue }
             do {
                 if let x = geluEnds[index] {
                     let value = try self.input(named: x, of: node)
@@ -134,6 +160,7 @@ struct ONNXGraphBuilder {
                          sequence: value.sequence)
                     continue
                 }
+                if node.opType == "GlobalAveragePool", try quantizedInstanceNorm(at: index) { continue }
                 if node.opType == "Div", let chain = geluChain(startingAt: index) {
                     geluEnds[chain.end] = chain.input
                     geluMembers.formUnion(chain.members)
@@ -162,9 +189,10 @@ struct ONNXGraphBuilder {
             throw fail(constants[outputName] != nil ? "the output '\(outputName)' is a constant"
                                                     : "no node makes the output '\(outputName)'")
         }
-        let result = NetworkGraph(input: 0, output: output.tensor, tensorCount: tensorCount,
+        var result = NetworkGraph(input: 0, output: output.tensor, tensorCount: tensorCount,
                                   nodes: liveNodes(output: output.tensor),
                                   constants: ModelConstants(values: weights, names: weightNames))
+        result.auxiliaryInput = auxiliaryInput
         if let inputShape {
             do { _ = try result.shapes(input: inputShape) } catch { throw fail("\(error)") }
         }
@@ -174,13 +202,17 @@ struct ONNXGraphBuilder {
     private mutating func readInput(_ input: Onnx_ValueInfoProto) throws {
         guard case .tensorType(let type)? = input.type.value else { throw fail("the input '\(input.name)' is not a tensor") }
         guard type.elemType == 1 else { throw fail("the input '\(input.name)' has element type \(type.elemType); float32 is supported") }
-        let dims = type.shape.dim.map { dim -> Int? in
+        var dims = type.shape.dim.map { dim -> Int? in
             if case .dimValue(let v)? = dim.value, v > 0 { return Int(clamping: v) }
             return nil
         }
         guard type.hasShape, dims.count == 4 else {
             throw fail("the input '\(input.name)' has \(type.hasShape ? "rank \(dims.count)" : "no shape"); NCHW (rank 4) is supported")
         }
+        // A TensorFlow model's NHWC input, transposed to NCHW before its first convolution:
+        // the graph's input is [C][H][W] as always, and that Transpose relabels it.
+        let nhwc = isChannelsLastInput(input.name)
+        if nhwc { dims = [dims[0], dims[3], dims[1], dims[2]] }
         if let batch = dims[0], batch != 1 { throw fail("the input '\(input.name)' has batch \(batch); batch 1 is supported") }
         if let c = dims[1], c <= Self.maximumExtent { inputChannels = c }
         if let c = dims[1], let h = dims[2], let w = dims[3] {
@@ -189,7 +221,41 @@ struct ONNXGraphBuilder {
             }
             inputShape = NetworkGraph.Shape(channels: c, height: h, width: w)
         }
-        values[input.name] = Value(tensor: 0, isVector: false, pointwise: false)
+        values[input.name] = Value(tensor: 0, isVector: false, pointwise: false, nhwc: nhwc)
+    }
+
+    /// N for a float input of fixed shape [1, N, 1, 1] or [1, 1, 1, N].
+    static func vectorLength(_ input: Onnx_ValueInfoProto) -> Int? {
+        guard case .tensorType(let type)? = input.type.value, type.elemType == 1, type.hasShape else { return nil }
+        let dims = type.shape.dim.map { dim -> Int in
+            if case .dimValue(let v)? = dim.value, v > 0, v <= Int64(maximumExtent) { return Int(v) }
+            return 0
+        }
+        guard dims.count == 4, dims[0] == 1 else { return nil }
+        if dims[2] == 1, dims[3] == 1, dims[1] > 0 { return dims[1] }
+        if dims[1] == 1, dims[2] == 1, dims[3] > 0 { return dims[3] }
+        return nil
+    }
+
+    /// Whether the input reaches a Transpose to NCHW (perm [0, 3, 1, 2]) through ops that keep
+    /// its layout (quantisation, padding).
+    private func isChannelsLastInput(_ name: String) -> Bool {
+        var frontier = [name], seen = Set<String>()
+        while let next = frontier.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            for index in consumers[next] ?? [] {
+                let node = model.graph.node[index]
+                switch node.opType {
+                case "Transpose":
+                    if Attributes(node).ints("perm") == [0, 3, 1, 2] { return true }
+                case "QuantizeLinear", "DequantizeLinear", "Pad", "Identity":
+                    if let out = node.output.first { frontier.append(out) }
+                default:
+                    break
+                }
+            }
+        }
+        return false
     }
 
     /// The nodes the output depends on (a HardSigmoid folded into HardSwish is left unread).
@@ -213,8 +279,9 @@ struct ONNXGraphBuilder {
     mutating func shape(of tensor: Int) -> NetworkGraph.Shape? {
         guard let inputShape else { return nil }
         if shapeCache?.nodeCount != nodes.count {
-            let partial = NetworkGraph(input: 0, output: 0, tensorCount: tensorCount, nodes: nodes,
+            var partial = NetworkGraph(input: 0, output: 0, tensorCount: tensorCount, nodes: nodes,
                                        constants: ModelConstants(values: weights, names: weightNames))
+            partial.auxiliaryInput = auxiliaryInput
             shapeCache = (nodes.count, (try? partial.shapes(input: inputShape)) ?? [])
         }
         guard let shapes = shapeCache?.shapes, tensor < shapes.count else { return nil }
@@ -237,7 +304,8 @@ struct ONNXGraphBuilder {
             case .convolution(let c): return c.outputChannels
             case .fullyConnected(_, _, let outputs): return outputs
             case .transposedConvolution(let t): return t.outputChannels
-            case .activation, .add, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad, .instanceNorm:
+            case .activation, .add, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad, .instanceNorm,
+                 .fakeQuantize, .quantizedInstanceNorm:
                 guard let first = node.inputs.first else { return nil }
                 tensor = first
                 if tensor == 0, let inputChannels { return inputChannels }

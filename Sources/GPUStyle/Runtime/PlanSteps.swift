@@ -227,6 +227,39 @@ extension ExecutionPlan {
     }
 }
 
+extension ExecutionPlan {
+    /// Fake quantisation, elementwise (in place when the regions are equal):
+    /// `NetworkGraph.FakeQuantize`.
+    public struct FakeQuant: Sendable, Equatable {
+        public var input: Region
+        public var output: Region
+        public var quantize: NetworkGraph.FakeQuantize
+        public init(input: Region, output: Region, quantize: NetworkGraph.FakeQuantize) {
+            self.input = input
+            self.output = output
+            self.quantize = quantize
+        }
+    }
+}
+
+extension ExecutionPlan {
+    /// `NetworkGraph.QuantizedInstanceNorm` over `input` with γ and β from regions of [C][1][1].
+    public struct QuantizedInstanceNormStep: Sendable, Equatable {
+        public var input: Region
+        public var gamma: Region
+        public var beta: Region
+        public var output: Region
+        public var norm: NetworkGraph.QuantizedInstanceNorm
+        public init(input: Region, gamma: Region, beta: Region, output: Region, norm: NetworkGraph.QuantizedInstanceNorm) {
+            self.input = input
+            self.gamma = gamma
+            self.beta = beta
+            self.output = output
+            self.norm = norm
+        }
+    }
+}
+
 extension ExecutionPlan.Step {
     /// The regions a graph step reads, then the one it writes (nil for the style network's steps);
     /// a fused step's intermediate regions are its parts'.
@@ -245,6 +278,8 @@ extension ExecutionPlan.Step {
         case .copy(let s): ([s.input], s.output)
         case .resize(let s): ([s.input], s.output)
         case .pad2d(let s): ([s.input], s.output)
+        case .fakeQuant(let s): ([s.input], s.output)
+        case .quantizedInstanceNorm(let s): ([s.input, s.gamma, s.beta], s.output)
         }
     }
 
@@ -278,6 +313,8 @@ extension ExecutionPlan.Step {
         case .copy: "copy"
         case .resize: "resize"
         case .pad2d: "pad2d"
+        case .fakeQuant: "fake_quant"
+        case .quantizedInstanceNorm: "quantized_instance_norm"
         }
     }
 }

@@ -17,6 +17,8 @@ extension VulkanShader {
     static let softmax = graph("softmax", inputs: 1, push: 4)
     static let resize = graph("resize", inputs: 1, push: 6)
     static let pad2d = graph("pad2d", inputs: 1, push: 9)
+    static let fakeQuant = graph("fake_quant", inputs: 1, push: 7)
+    static let quantizedInstanceNorm = graph("quantized_instance_norm", inputs: 3, push: 27)
 }
 
 /// Recording of the graph steps. A region may start at any float (a concat writes channel
@@ -81,6 +83,8 @@ extension VulkanBackend {
         case .softmax(let s): try recordSoftmax(s, index: index)
         case .resize(let s): try recordResize(s, index: index)
         case .pad2d(let s): try recordPad2D(s, index: index)
+        case .fakeQuant(let s): try recordFakeQuant(s, index: index)
+        case .quantizedInstanceNorm(let s): try recordQuantizedInstanceNorm(s, index: index)
         default: throw VulkanError.unsupported("the \(step.opName) step has no Vulkan kernel yet")
         }
     }
@@ -182,6 +186,41 @@ extension VulkanBackend {
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(push),
                                   groups: (count(output.width, 8), count(output.height, 8), chunk.count),
                                   label: "step \(index): resize \(s.mode) x\(s.scale) c\(chunk)")
+        }
+    }
+
+    /// fake_quant.comp: 64 invocations x 4 floats along a plane, one channel per workgroup row.
+    private func recordFakeQuant(_ s: ExecutionPlan.FakeQuant, index: Int) throws {
+        precondition(s.input.shape == s.output.shape, "fake_quant: input and output shapes differ")
+        let plane = s.output.planeStride, q = s.quantize
+        let pipeline = try pipelines.pipeline(.fakeQuant)
+        for chunk in try graphChunks(s.output.channels, planes: [plane]) {
+            let bound = [alignedBinding(s.input, chunk), alignedBinding(s.output, chunk)]
+            let push = words(bound.map(\.base) + [plane]) + [bits(q.scale), bits(Float(q.zeroPoint)), bits(Float(q.low)),
+                                                             bits(Float(q.high))]
+            try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: push,
+                                  groups: (count(plane, 256), chunk.count, 1), label: "step \(index): fake_quant c\(chunk)")
+        }
+    }
+
+    /// quantized_instance_norm.comp: one workgroup per channel (statistics, then the apply).
+    private func recordQuantizedInstanceNorm(_ s: ExecutionPlan.QuantizedInstanceNormStep, index: Int) throws {
+        let plane = s.input.planeStride
+        precondition(s.output.shape == s.input.shape, "quantized_instance_norm: input and output shapes differ")
+        guard s.norm.quantizers.allSatisfy({ $0.low == -128 && $0.high == 127 }) else {
+            throw VulkanError.unsupported("quantized_instance_norm: the shader runs int8 quantisers only")
+        }
+        let largest = min(1024, Int(context.limits.maxComputeWorkGroupSize.0), Int(context.limits.maxComputeWorkGroupInvocations))
+        var workgroup = context.info.kind == .cpu ? 8 : 64
+        while 2 * workgroup <= largest && count(plane, workgroup) > 16384 { workgroup *= 2 }
+        let pipeline = try pipelines.pipeline(.quantizedInstanceNorm, constants: [UInt32(workgroup)])
+        let table = s.norm.quantizers.flatMap { [bits($0.scale), bits(Float($0.zeroPoint))] }
+        for chunk in try graphChunks(s.input.channels, planes: [plane]) {
+            let bound = [alignedBinding(s.input, chunk), alignedBinding(s.gamma, chunk), alignedBinding(s.beta, chunk),
+                         alignedBinding(s.output, chunk)]
+            let push = words(bound.map(\.base) + [plane, s.norm.relu ? 1 : 0]) + [bits(s.norm.epsilon)] + table
+            try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: push, groups: (chunk.count, 1, 1),
+                                  label: "step \(index): quantized_instance_norm c\(chunk)")
         }
     }
 

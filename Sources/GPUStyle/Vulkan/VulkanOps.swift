@@ -33,7 +33,8 @@ extension VulkanBackend {
         case .instanceNormStatistics(let stats): try recordNormStatistics(stats, index: index)
         case .instanceNormApply(let apply): try recordNormApply(apply, index: index)
         case .instanceNormMoments(let moments): try recordNormMoments(moments, index: index)
-        case .activation, .add, .copy, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad2d:
+        case .activation, .add, .copy, .channelMultiply, .globalAveragePool, .maxPool, .softmax, .resize, .pad2d, .fakeQuant,
+             .quantizedInstanceNorm:
             try recordGraphStep(step, index: index, constants: constants)
         case .conv2d(let conv): try recordConv2D(conv, index: index)
         case .fusedConvolution, .invertedResidual:

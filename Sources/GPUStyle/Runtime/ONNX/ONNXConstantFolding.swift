@@ -5,7 +5,7 @@ import Foundation
 /// Reshape, Slice with step -1, Transpose and Cast instead of one constant).
 extension ONNXGraphBuilder {
     static let foldable: Set<String> = ["Identity", "Cast", "ConstantOfShape", "Concat", "Reshape", "Slice",
-                                        "Transpose", "Unsqueeze", "Squeeze", "Gather"]
+                                        "Transpose", "Unsqueeze", "Squeeze", "Gather", "DequantizeLinear"]
 
     /// The most values ConstantOfShape, Concat and Gather may make beyond what their inputs
     /// hold. Those three can make more values than the file holds (a shape, a name repeated, an
@@ -58,6 +58,8 @@ extension ONNXGraphBuilder {
         switch node.opType {
         case "Identity":
             return x
+        case "DequantizeLinear":
+            return try foldedDequantize(node, a, inputs)
         case "Cast":
             let to = a.int("to", 1)
             if [1, 10, 11].contains(to) { return ONNXTensor(dims: x.dims, floats: x.floats) }

@@ -39,6 +39,11 @@ extension ONNXGraphBuilder {
         if !Self.sequenceOps.contains(node.opType), node.input.contains(where: { values[$0]?.sequence != nil }) {
             throw Unsupported(detail: "on a sequence (a map whose height was squeezed)")
         }
+        if !["QuantizeLinear", "DequantizeLinear", "Pad", "Transpose", "Identity"].contains(node.opType),
+           !(node.opType == "Reshape" && node.input.first.flatMap({ values[$0] }).map({ isPointwise($0) }) == true),
+           node.input.contains(where: { values[$0]?.nhwc == true }) {
+            throw Unsupported(detail: "on a channels-last [N, H, W, C] tensor (only quantisation, padding and the Transpose to NCHW)")
+        }
         switch node.opType {
         case "Constant":
             constants[out] = try constantValue(node, a)
@@ -91,6 +96,10 @@ extension ONNXGraphBuilder {
                  sequence: x.sequence)
         case "Clip":
             try clip(node, a)
+        case "QuantizeLinear":
+            try quantize(node)
+        case "DequantizeLinear":
+            try dequantize(node)
         case "Add", "Mul":
             try binary(node)
         case "Div":
@@ -204,6 +213,15 @@ extension ONNXGraphBuilder {
         case "Transpose":
             let x = try input(node, 0)
             let perm = a.ints("perm") ?? []
+            if x.nhwc, perm == [0, 3, 1, 2] {
+                values[out] = Value(tensor: x.tensor, isVector: false, pointwise: x.pointwise)
+                return
+            }
+            if !x.nhwc, !x.isVector, x.sequence == nil, perm == [0, 2, 3, 1] {
+                // To NHWC, as a TensorFlow model's last op: the graph's output stays [C][H][W].
+                values[out] = Value(tensor: x.tensor, isVector: false, pointwise: x.pointwise, nhwc: true)
+                return
+            }
             switch (x.sequence, perm) {
             case (.channelsFirst?, [0, 2, 1]):
                 values[out] = Value(tensor: x.tensor, isVector: false, pointwise: x.pointwise, sequence: .channelsLast)
@@ -498,6 +516,9 @@ extension ONNXGraphBuilder {
             values[out] = Value(tensor: x.tensor, isVector: true, pointwise: x.pointwise)
         case 4 where batchLike(target[0]) && target[2] == 1 && target[3] == 1 && isPointwise(x):
             values[out] = Value(tensor: x.tensor, isVector: false, pointwise: true)
+        case 4 where batchLike(target[0]) && target[1] == 1 && target[2] == 1 && isPointwise(x):
+            // [1, 1, 1, N]: a channels-last [N][1][1] map, the same floats.
+            values[out] = Value(tensor: x.tensor, isVector: false, pointwise: true, nhwc: true)
         case 4 where !x.isVector:
             if let s = shape(of: x.tensor), target == [1, s.channels, s.height, s.width] || target == [-1, s.channels, s.height, s.width] {
                 values[out] = x
@@ -560,7 +581,7 @@ extension ONNXGraphBuilder {
 
     private mutating func pad(_ node: Onnx_NodeProto, _ a: Attributes) throws {
         let x = try input(node, 0)
-        let pads: [Int]
+        var pads: [Int]
         var value: Float = 0
         if opset >= 11 {
             pads = try integers(node, 1, "pads") ?? []
@@ -571,6 +592,10 @@ extension ONNXGraphBuilder {
             value = a.float("value", 0)
         }
         let mode = a.string("mode", "constant")
+        if x.nhwc, pads.count == 8 {
+            // [N, H, W, C] pads to the NCHW order.
+            pads = [pads[0], pads[3], pads[1], pads[2], pads[4], pads[7], pads[5], pads[6]]
+        }
         guard !x.isVector, pads.count == 8, pads[0] == 0, pads[1] == 0, pads[4] == 0, pads[5] == 0,
               pads.allSatisfy({ (0...Self.maximumExtent).contains($0) }) else {
             throw Unsupported(detail: "with pads \(pads) (only non-negative padding of H and W)")
@@ -582,5 +607,6 @@ extension ONNXGraphBuilder {
         default: throw Unsupported(detail: "in mode \(mode)\(mode == "constant" ? " with value \(value)" : "") (only zeros or reflect)")
         }
         emit(node, .pad(.init(top: pads[2], left: pads[3], bottom: pads[6], right: pads[7]), paddingMode), inputs: [x])
+        values[node.output[0]]?.nhwc = x.nhwc
     }
 }

@@ -6,6 +6,8 @@ struct ONNXTensor {
     var dims: [Int]
     var floats: [Float]
     var ints: [Int]?
+    /// The ONNX element type (TensorProto.DataType; 1, float32, for values made at import).
+    var elementType = 1
 
     var count: Int { floats.count }
 
@@ -28,6 +30,7 @@ struct ONNXTensor {
             guard count <= Self.maximumElements else { throw bad("more than \(Self.maximumElements) elements") }
         }
         dims = proto.dims.map { Int($0) }
+        elementType = Int(proto.dataType)
         let raw = proto.hasRawData ? proto.rawData : nil
         func rawValues<T>(_ size: Int, _ decode: (UnsafeRawBufferPointer, Int) -> T) throws -> [T]? {
             guard let raw else { return nil }

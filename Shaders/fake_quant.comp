@@ -1,0 +1,21 @@
+#version 450
+// Fake quantisation (CKernels/fake_quant.c): y = (clamp(roundEven(x / scale) + zeroPoint, low,
+// high) - zeroPoint) * scale, an ONNX QuantizeLinear and its DequantizeLinear in float32.
+layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+
+layout(binding = 0) uniform samplerBuffer source;
+layout(binding = 1, r32f) uniform writeonly imageBuffer destination;
+
+layout(push_constant) uniform Push { uint sourceBase, destinationBase, plane; float scale, zeroPoint, low, high; } p;
+
+void main() {
+    uint channel = gl_WorkGroupID.y;
+    for (uint k = 0u; k < 4u; k++) {
+        uint i = 4u * gl_GlobalInvocationID.x + k;
+        if (i >= p.plane) return;
+        uint index = channel * p.plane + i;
+        float x = texelFetch(source, int(p.sourceBase + index)).x;
+        float q = clamp(roundEven(x / p.scale) + p.zeroPoint, p.low, p.high);
+        imageStore(destination, int(p.destinationBase + index), vec4((q - p.zeroPoint) * p.scale));
+    }
+}
