@@ -44,7 +44,7 @@ struct FolderJob {
         if FolderOutputNames.sameFolder(input, output), let clash = targets.first(where: names.contains) {
             throw CommandFailure(message: "output folder \(output) is the input folder: \(clash) would overwrite the original; choose another -o folder")
         }
-        try createOutputFolder()
+        try OutputFolder.create(output, verbose: options.verbose)
         let target = Dictionary(uniqueKeysWithValues: zip(names, targets))
         var job = BatchJob(inputs: names.map { BatchInput(path: (input as NSString).appendingPathComponent($0), key: $0) }, shard: shard)
         job.manifest = ResumeManifest(outputFolder: output, optionsKey: optionsKey)
@@ -79,19 +79,23 @@ struct FolderJob {
         }
         try batch.finish(summary)
     }
+}
 
-    private func createOutputFolder() throws {
+/// A folder the outputs of a batch go into (`-o`, `--report-folder`): made when missing (with its
+/// parents), refused when the path is something else.
+enum OutputFolder {
+    static func create(_ folder: String, verbose: Bool) throws {
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CommandFailure(message: "output \(output) exists and is not a folder") }
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CommandFailure(message: "output \(PrintableText.escaping(folder)) exists and is not a folder") }
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw CommandFailure(message: "cannot create output folder \(output): \(error.localizedDescription)")
+            throw CommandFailure(message: "cannot create output folder \(PrintableText.escaping(folder)): \(error.localizedDescription)")
         }
-        if options.verbose { printToStandardError("created output folder \(PrintableText.escaping(output))") }
+        if verbose { printToStandardError("created output folder \(PrintableText.escaping(folder))") }
     }
 }
 

@@ -45,7 +45,7 @@ struct ReportBatch {
         var names: [String: String] = [:]
         if let folder = options.reportFolder {
             names = try reportNames(inputs)
-            try Self.createFolder(folder)
+            try OutputFolder.create(folder, verbose: false)
             job.manifest = ResumeManifest(outputFolder: folder, optionsKey: "gpustyle \(GPUStyleCommand.configuration.version) \(optionsKey)\(json ? " --json" : "")")
             job.force = options.batch.force
         }
@@ -88,15 +88,6 @@ struct ReportBatch {
             names[input.key] = name
         }
         return names
-    }
-
-    static func createFolder(_ folder: String) throws {
-        if FileManager.default.isDirectory(folder) { return }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw CommandFailure(message: "cannot create the folder \(PrintableText.escaping(folder)): \(error.localizedDescription)")
-        }
     }
 }
 

@@ -32,18 +32,16 @@ struct VideoStylizeJob {
         var summary = BatchSummary(shard: shard.description, assigned: 1)
         let start = MonotonicClock.seconds()
         do {
-            defer { summary.seconds = MonotonicClock.seconds() - start }
-            do {
-                summary.device = try runJob(shard: shard, skipped: &summary.skipped)
-            } catch let error as VideoError {
-                throw CommandFailure(message: error.description, status: error.isUserError ? 2 : 1)
-            }
+            summary.device = try runJob(shard: shard, skipped: &summary.skipped)
             summary.done = 1 - summary.skipped
+            summary.seconds = MonotonicClock.seconds() - start
         } catch {
+            let failure = (error as? VideoError).map { CommandFailure(message: $0.description, status: $0.isUserError ? 2 : 1) } ?? error
+            summary.seconds = MonotonicClock.seconds() - start
             summary.failed = 1
-            summary.failures = [.init(file: input, error: (error as? CommandFailure)?.message ?? "\(error)")]
+            summary.failures = [.init(file: input, error: (failure as? CommandFailure)?.message ?? "\(failure)")]
             if let path = batch.summary { try? OutputPath(path).write(summary.json()) }
-            throw error
+            throw failure
         }
         try batch.finish(summary)
     }

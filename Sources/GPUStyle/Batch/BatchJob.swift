@@ -76,8 +76,6 @@ public struct BatchJob {
                     summary.failures.append(.init(file: input.path, error: "\(error)"))
                 }
             }
-            summary.seconds = MonotonicClock.seconds() - start
-            summary.device = device()
             try observe(input, outcome, position + 1)
         }
         summary.seconds = MonotonicClock.seconds() - start
