@@ -139,6 +139,10 @@ void gs_fake_quant(const float *x, float *y, int64_t count, float scale, float z
 /// fake quantisations' (scale, zero point, low, high), 40 floats.
 void gs_quantized_instance_norm_parameters(const float *x, int64_t count, float gamma, float beta, const float *q,
                                            float epsilon, float *scale, float *shift);
+/// The same from a histogram: `levels[k]` occurs `counts[k]` times in the channel (n levels).
+void gs_quantized_instance_norm_parameters_histogram(const float *levels, const int64_t *counts, int n, float gamma,
+                                                     float beta, const float *q, float epsilon, float *scale,
+                                                     float *shift);
 void gs_quantized_instance_norm_apply(const float *x, float *y, int64_t count, float scale, float shift, const float *q,
                                       int relu);
 

@@ -29,6 +29,7 @@ public final class ArbitraryStyle {
     let graph: NetworkGraph
     private var plan: ExecutionPlan?
     private var transformPlan: ExecutionPlan?
+    private var staged: StagedTransform?
 
     /// `quantization`: `.fakeQuantize` runs the activations' int8 rounding as onnxruntime does
     /// (style vectors within two quanta of its, 0.31 on average); `.float` drops it (the network
@@ -96,6 +97,58 @@ public final class ArbitraryStyle {
         let stylized = Image(width: w, height: h, rgb: rgb)
         return (w, h) == (photo.width, photo.height) ? stylized : Self.lanczosResize(stylized, width: photo.width, height: photo.height)
     }
+
+    /// Tiles at least this many floats (1 MiB) before a memory budget is declared too small.
+    static let minimumTileFloats = 1 << 18
+
+    /// The transform at the photo's own size (not the peer's 384 pixels): the network is fully
+    /// convolutional, its instance norms take each map's statistics over the whole picture, and
+    /// `StagedTransform` runs it layer by layer over one-byte maps in tiles, so a 12 MP photo
+    /// needs about 23 bytes per pixel plus the photo itself. `strength` and `preserveColor` as
+    /// `Stylizer.stylize` (mix with the photo; the photo's colours kept). `memoryBudget`: bytes
+    /// the run may use (tiles shrink to fit; `TilingLayout.BudgetError` when the maps alone do not).
+    public func stylizeFullResolution(_ photo: consuming Image, styleVector: [Float], strength: Float = 1,
+                                      preserveColor: Bool = false, memoryBudget: Int? = nil) throws -> Image {
+        precondition(styleVector.count == Self.vectorLength, "a 100-value style vector")
+        try Stylizer.validate(width: photo.width, height: photo.height)
+        if staged == nil {
+            staged = StagedTransform(backend: backend, chain: try QuantizedChain(try ModelLibrary.builtin(Self.builtInTransform).graph))
+        }
+        let staged = staged!
+        let (w, h, alpha) = (photo.width, photo.height, photo.alpha)
+        let keepsPhoto = strength != 1 || preserveColor
+        staged.parameters = .init()
+        if let forcedTileFloats { staged.parameters.tileFloats = forcedTileFloats }
+        if let memoryBudget {
+            let photoBytes = 4 * photo.rgb.count
+            let fixed = staged.mapBytes(width: w, height: h) + (keepsPhoto ? photoBytes : 0)
+            while fixed + staged.tileBytes > memoryBudget && staged.parameters.tileFloats > Self.minimumTileFloats {
+                staged.parameters.tileFloats /= 2
+            }
+            let needed = max(fixed, photoBytes + 3 * roundUp(w, 4) * roundUp(h, 4)) + staged.tileBytes
+            if needed > memoryBudget { throw TilingLayout.BudgetError(width: w, height: h, needed: needed, budget: memoryBudget) }
+        }
+        let picture = try photo.rgb.withUnsafeBufferPointer { try staged.picture($0, width: w, height: h) }
+        if !keepsPhoto {
+            photo.rgb = []
+            photo.alpha = nil
+        }
+        var rgb = try staged.run(picture, width: w, height: h, styleVector: styleVector)
+        if keepsPhoto {
+            rgb.withUnsafeMutableBufferPointer { out in
+                photo.rgb.withUnsafeBufferPointer { original in
+                    PreservedColor.finish(out.baseAddress!, photo: original.baseAddress!, count: w * h, stride: w * h,
+                                          preserveColor: preserveColor, strength: strength)
+                }
+            }
+        }
+        return Image(width: w, height: h, rgb: rgb, alpha: alpha)
+    }
+
+    /// Tiles the last `stylizeFullResolution` ran (tests check that a small budget tiles).
+    var lastTileCount: Int { staged?.tilesRun ?? 0 }
+    /// The tile size of the next runs (tests force small tiles); nil: from the budget.
+    var forcedTileFloats: Int?
 
     /// The peer's style input: the centre square, Lanczos-resized to 256x256, as 8-bit values / 255.
     public static func styleInput(_ image: Image) -> [Float] {
