@@ -53,8 +53,10 @@ struct LiveCommand: ParsableCommand {
         """
     )
 
-    @Option(help: "Style index 0-25, or a blend such as 3:0.5,12:0.5.")
-    var style: String = "0"
+    @Option(help: "Style index 0-25, or a blend such as 3:0.5,12:0.5 (default: 0, or none with --style-image).")
+    var style: String?
+
+    @OptionGroup(title: "Paintings as styles") var paintings: PaintingOptions
 
     @Option(help: "Mix with the original picture: 1 = fully stylized, 0 = unchanged.")
     var strength: Float = 1
@@ -199,7 +201,7 @@ struct LiveCommand: ParsableCommand {
     }
 
     func run() throws {
-        let mix = try StyleMix(parsing: style)
+        let mix = try paintings.mix(style: style, limits: DecodeLimits(), verbose: false)
         var options = LiveOptions(mix: mix)
         options.strength = strength
         options.preserveColor = preserveColor

@@ -20,11 +20,15 @@ struct StylizeCommand: ParsableCommand {
           gpustyle --style 3:0.5,12:0.5 --strength 0.8 photo.png blend.png
           gpustyle --style 4 photos/ -o styled/
           cat photo.png | gpustyle --style 9 - - > out.png
+          gpustyle --style-image painting.jpg photo.jpg out.png
+          gpustyle --style-image a.jpg:0.7,b.jpg:0.3 --save-style ab.json photo.jpg out.png
         """
     )
 
-    @Option(help: "Style index 0-25, or a blend such as 3:0.5,12:0.5.")
-    var style: String = "0"
+    @Option(help: "Style index 0-25, or a blend such as 3:0.5,12:0.5 (default: 0, or none with --style-image).")
+    var style: String?
+
+    @OptionGroup(title: "Paintings as styles") var paintings: PaintingOptions
 
     @Option(help: "Mix with the original photo: 1 = fully stylized, 0 = unchanged.")
     var strength: Float = 1
@@ -79,8 +83,9 @@ struct StylizeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let mix = try StyleMix(parsing: style)
         let destination = (output ?? outputOption)!
+        if let saveStyle = paintings.saveStyle { try OutputPath(saveStyle).check() }
+        let mix = try paintings.mix(style: style, limits: inputOptions.limits, verbose: deviceOptions.verbose)
         if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }
         if VideoInput.isVideo(input) {
             return try VideoStylizeJob(input: input, output: destination, mix: mix, strength: strength, preserveColor: preserveColor,

@@ -26,7 +26,9 @@ public final class ArbitraryStyle {
     public static let builtInTransform = "arbitrary_transform"
 
     public let backend: NetworkBackend
-    let graph: NetworkGraph
+    let quantization: ONNXImporter.Quantization
+    /// The predictor's graph, read on the first style vector (the transform alone needs not it).
+    private var predictor: NetworkGraph?
     private var plan: ExecutionPlan?
     private var transformPlan: ExecutionPlan?
     private var staged: StagedTransform?
@@ -35,14 +37,22 @@ public final class ArbitraryStyle {
     /// (style vectors within two quanta of its, 0.31 on average); `.float` drops it (the network
     /// in float32 on the dequantised weights; up to 1.06 away on the parity styles).
     public init(backend: NetworkBackend, quantization: ONNXImporter.Quantization = .fakeQuantize) throws {
+        self.backend = backend
+        self.quantization = quantization
+    }
+
+    /// The predictor's graph (checked to make a 100-value vector from a 256x256 picture).
+    func predictorGraph() throws -> NetworkGraph {
+        if let predictor { return predictor }
         let model = try ModelLibrary.builtin(Self.builtInPredictor)
-        graph = quantization == .float ? model.graph.withoutFakeQuantization() : model.graph
+        let graph = quantization == .float ? model.graph.withoutFakeQuantization() : model.graph
         let probe = NetworkGraph.Shape(channels: 3, height: Self.styleSide, width: Self.styleSide)
         let shapes = try graph.shapes(input: probe)
         guard shapes[graph.output]?.elementCount == Self.vectorLength else {
             throw GraphError("\(model.metadata.name) does not make a \(Self.vectorLength)-value style vector")
         }
-        self.backend = backend
+        predictor = graph
+        return graph
     }
 
     /// The style vector of `image`, prepared as the peer prepares a style image.
@@ -54,7 +64,7 @@ public final class ArbitraryStyle {
     public func styleVector(input: [Float]) throws -> [Float] {
         precondition(input.count == 3 * Self.styleSide * Self.styleSide, "a 3x256x256 input")
         if plan == nil {
-            plan = try GraphLowering.lower(graph, input: .init(channels: 3, height: Self.styleSide, width: Self.styleSide))
+            plan = try GraphLowering.lower(try predictorGraph(), input: .init(channels: 3, height: Self.styleSide, width: Self.styleSide))
         }
         return try backend.run(plan!, inputs: [.input: input], normParameters: [], affine: nil, outputs: [.result])[.result]!
     }

@@ -9,6 +9,8 @@ public final class Stylizer {
     public var memoryBudget: Int?
     /// The tiled layout the last image used (nil: the whole-image plan).
     public private(set) var lastLayout: TilingLayout?
+    /// The arbitrary-style network, made on the first mix with a painting.
+    private var arbitrary: ArbitraryStyle?
 
     public init(model: StyleModel, backend: NetworkBackend) {
         self.model = model
@@ -38,6 +40,9 @@ public final class Stylizer {
     /// planes once they are stored compactly.
     public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1, preserveColor: Bool = false) throws -> Image {
         try Stylizer.validate(width: image.width, height: image.height)
+        if let vector = mix.paintingVector {
+            return try stylize(consume image, paintings: vector, mix: mix, strength: strength, preserveColor: preserveColor)
+        }
         let height = roundUp(image.height, StyleNetwork.sizeMultiple)
         let width = roundUp(image.width, StyleNetwork.sizeMultiple)
         let plan = try self.plan(height: height, width: width)
@@ -52,6 +57,35 @@ public final class Stylizer {
         let input = try Stylizer.paddedInput(image, plan.inputShape, floats: plan.bufferFloats[.input]!)
         let output = try backend.run(plan, inputs: [.input: input], normParameters: model.normParameters(for: mix))
         return try Stylizer.cropOutput(output, plan.outputShape, like: image, strength: strength, preserveColor: preserveColor)
+    }
+
+    /// A mix with paintings: the arbitrary-style network at the photo's full size with the
+    /// paintings' blended vector (`ArbitraryStyle.stylizeFullResolution`, within the memory
+    /// budget); with built-in styles too, each network's picture mixed by their shares, then the
+    /// colour and the strength as for built-in styles.
+    private func stylize(_ image: consuming Image, paintings vector: [Float], mix: StyleMix, strength: Float,
+                         preserveColor: Bool) throws -> Image {
+        if arbitrary == nil { arbitrary = try ArbitraryStyle(backend: backend) }
+        let arbitrary = arbitrary!
+        lastLayout = nil
+        guard let builtIn = mix.builtInPart else {
+            return try arbitrary.stylizeFullResolution(consume image, styleVector: vector, strength: strength,
+                                                       preserveColor: preserveColor, memoryBudget: memoryBudget)
+        }
+        let painted = try arbitrary.stylizeFullResolution(copy image, styleVector: vector, memoryBudget: memoryBudget)
+        var result = try stylize(copy image, mix: builtIn)
+        let share = mix.builtInShare
+        for i in result.rgb.indices { result.rgb[i] = share * result.rgb[i] + (1 - share) * painted.rgb[i] }
+        if strength != 1 || preserveColor {
+            let count = image.width * image.height
+            result.rgb.withUnsafeMutableBufferPointer { out in
+                image.rgb.withUnsafeBufferPointer { photo in
+                    PreservedColor.finish(out.baseAddress!, photo: photo.baseAddress!, count: count, stride: count,
+                                          preserveColor: preserveColor, strength: strength)
+                }
+            }
+        }
+        return result
     }
 
     /// Stylizes in tiles with the given layout (tests and benchmarks force small tiles).

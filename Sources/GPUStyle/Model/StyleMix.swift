@@ -1,7 +1,70 @@
-/// A convex combination of the network's 26 styles (`--style 3:0.5,12:0.5`).
+/// A convex combination of the network's 26 styles (`--style 3:0.5,12:0.5`), and of paintings
+/// (`--style-image a.jpg:0.7`): each painting is its style vector for Magenta's arbitrary-style
+/// network (`ArbitraryStyle`).
+///
+/// Paintings blend among themselves by their style vectors (the blended vector drives one run
+/// of the arbitrary network, as Ghiasi et al. interpolate styles); built-in styles blend by
+/// their norm parameters (one run of the 26-style network). A mix of both runs each network
+/// once and mixes the two pictures by their shares (`builtInShare`): the two networks share no
+/// parameters to blend.
 public struct StyleMix: Sendable, Equatable, CustomStringConvertible {
-    /// One weight per style, summing to 1.
+    /// One weight per built-in style, summing to 1 (all 0 when the mix is only paintings).
     public let weights: [Float]
+    /// The paintings, each with its share of the whole mix.
+    public private(set) var paintings: [Painting] = []
+
+    /// A painting's style vector and its share of the mix.
+    public struct Painting: Sendable, Equatable {
+        /// What the user named (a file name), for messages and descriptions.
+        public let name: String
+        public let vector: [Float]
+        public let share: Float
+        public init(name: String, vector: [Float], share: Float) {
+            self.name = name
+            self.vector = vector
+            self.share = share
+        }
+    }
+
+    /// The built-in styles' share of the mix: 1 without paintings, 0 with paintings only.
+    public var builtInShare: Float { paintings.isEmpty ? 1 : max(0, 1 - paintings.reduce(0) { $0 + $1.share }) }
+
+    /// The paintings' blended style vector (their shares renormalised), nil without paintings.
+    public var paintingVector: [Float]? {
+        guard let first = paintings.first else { return nil }
+        let total = paintings.reduce(0) { $0 + $1.share }
+        var vector = [Float](repeating: 0, count: first.vector.count)
+        for painting in paintings {
+            for i in vector.indices { vector[i] += painting.share / total * painting.vector[i] }
+        }
+        return vector
+    }
+
+    /// The built-in part alone (weights summing to 1), nil when the mix has none.
+    public var builtInPart: StyleMix? {
+        guard weights.contains(where: { $0 > 0 }) else { return nil }
+        return paintings.isEmpty ? self : StyleMix(weights: weights)
+    }
+
+    private init(weights: [Float]) { self.weights = weights }
+
+    /// A mix of built-in styles (`builtIn`, weight `builtInWeight`, nil for none) and paintings
+    /// (`vector`, weight): weights are relative over both lists, as in `N:w,M:v`.
+    public init(builtIn: StyleMix?, builtInWeight: Float = 1,
+                paintings: [(name: String, vector: [Float], weight: Float)]) throws {
+        let lengths = Set(paintings.map(\.vector.count))
+        guard lengths.count <= 1 else { throw ParseError(description: "style vectors of different lengths cannot be blended") }
+        let weights = paintings.map(\.weight) + (builtIn == nil ? [] : [builtInWeight])
+        guard weights.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= Self.maximumWeight }) else {
+            throw ParseError(description: "style weights must be numbers from 0 to \(Int(Self.maximumWeight))")
+        }
+        let builtInCounted = builtIn == nil ? 0 : builtInWeight
+        let total = weights.reduce(0, +)
+        guard total > 0 else { throw ParseError(description: "style weights sum to zero") }
+        self.weights = builtInCounted > 0 ? builtIn!.weights : [Float](repeating: 0, count: StyleNetwork.styleCount)
+        self.paintings = paintings.filter { $0.weight > 0 }.map { .init(name: $0.name, vector: $0.vector, share: $0.weight / total) }
+    }
+
 
     public struct ParseError: Error, CustomStringConvertible {
         public let description: String
@@ -55,9 +118,19 @@ public struct StyleMix: Sendable, Equatable, CustomStringConvertible {
         self.weights = weights.map { $0 / total }
     }
 
+    /// `3`, `3:0.5,12:0.5`; paintings as `name#digest:share` (the digest, the first 8 hex digits
+    /// of the vector's SHA-256, tells resumed runs when a painting's vector changed).
     public var description: String {
-        weights.enumerated().filter { $0.element > 0 }
-            .map { weights.filter { $0 > 0 }.count == 1 ? "\($0.offset)" : "\($0.offset):\($0.element)" }
-            .joined(separator: ",")
+        let builtIn = weights.enumerated().filter { $0.element > 0 }
+        let single = builtIn.count == 1 && paintings.isEmpty
+        let parts = builtIn.map { single ? "\($0.offset)" : "\($0.offset):\($0.element * builtInShare)" }
+            + paintings.map { "\($0.name)#\(Self.digest($0.vector)):\($0.share)" }
+        return parts.joined(separator: ",")
+    }
+
+    static func digest(_ vector: [Float]) -> String {
+        var hash = SHA256()
+        vector.withUnsafeBytes { hash.update($0) }
+        return String(hash.finalize().prefix(8))
     }
 }
