@@ -60,7 +60,7 @@ enum Main {
 
     /// Errors caused by what the user gave us (files, values), reported in one line with status 2.
     static func isUserError(_ error: Error) -> Bool {
-        error is ImageError || error is StyleMix.ParseError || error is Stylizer.InputError
+        error is ImageError || error is StyleMix.ParseError || error is Stylizer.InputError || error is StyleVectorFile.ReadError
             || error is RectangleDetector.OptionsError
     }
 }
