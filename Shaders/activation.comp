@@ -1,10 +1,12 @@
 #version 450
-// y = act(x) over channel planes of `plane` floats, four floats per invocation, one channel per
-// workgroup row (gl_WorkGroupID.y, so the PReLU slope is uniform). Regions are bound from the
-// 256-byte boundary at or before them; the bases say where they start in their binding. In
-// place is allowed: each float is read and written by one invocation.
+// y = FQ(act(x)) over channel planes of `plane` floats, four floats per invocation, one channel per
+// workgroup row (gl_WorkGroupID.y, so the PReLU slope is uniform); FQ is the fused fake
+// quantisation (fake_quant.glsl; none when its scale is 0). Regions are bound from the 256-byte
+// boundary at or before them; the bases say where they start in their binding. In place is
+// allowed: each float is read and written by one invocation.
 #extension GL_GOOGLE_include_directive : require
 #include "activation.glsl"
+#include "fake_quant.glsl"
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
@@ -15,6 +17,7 @@ layout(push_constant, std430) uniform Push {
     uint sourceBase, destinationBase, plane, kind;
     float alpha, beta;
     float slopes[16];  // PReLU: the slopes of this dispatch's channels (at most 16)
+    float qScale, qZeroPoint, qLow, qHigh;
 } p;
 
 void main() {
@@ -25,6 +28,7 @@ void main() {
         if (i >= p.plane) return;
         uint index = channel * p.plane + i;
         float x = texelFetch(source, int(p.sourceBase + index)).x;
-        imageStore(destination, int(p.destinationBase + index), vec4(activate(x, p.kind, p.alpha, p.beta, slope)));
+        float y = fakeQuantize(activate(x, p.kind, p.alpha, p.beta, slope), p.qScale, p.qZeroPoint, p.qLow, p.qHigh);
+        imageStore(destination, int(p.destinationBase + index), vec4(y));
     }
 }

@@ -1,7 +1,9 @@
 #version 450
-// y = act(a + b) over channel planes, laid out like activation.comp (see there).
+// y = FQ(act(a + b)) over channel planes, laid out like activation.comp (see there); FQ is the
+// fused fake quantisation (fake_quant.glsl; none when its scale is 0).
 #extension GL_GOOGLE_include_directive : require
 #include "activation.glsl"
+#include "fake_quant.glsl"
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
@@ -13,6 +15,7 @@ layout(push_constant, std430) uniform Push {
     uint aBase, bBase, destinationBase, plane, kind;
     float alpha, beta;
     float slopes[16];
+    float qScale, qZeroPoint, qLow, qHigh;
 } p;
 
 void main() {
@@ -23,6 +26,7 @@ void main() {
         if (i >= p.plane) return;
         uint index = channel * p.plane + i;
         float x = texelFetch(a, int(p.aBase + index)).x + texelFetch(b, int(p.bBase + index)).x;
-        imageStore(destination, int(p.destinationBase + index), vec4(activate(x, p.kind, p.alpha, p.beta, slope)));
+        float y = fakeQuantize(activate(x, p.kind, p.alpha, p.beta, slope), p.qScale, p.qZeroPoint, p.qLow, p.qHigh);
+        imageStore(destination, int(p.destinationBase + index), vec4(y));
     }
 }

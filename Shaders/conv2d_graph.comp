@@ -1,6 +1,6 @@
 #version 450
 // Graph convolution (ExecutionPlan.Conv2D): dense [C][H][W] regions, zero padding, groups,
-// bias and a fused activation. Each invocation computes PX consecutive output pixels (in
+// bias, a fused activation and a fused fake quantisation (fake_quant.glsl; none when qScale is 0). Each invocation computes PX consecutive output pixels (in
 // the plane's row-major order) for CO x CB output channels of one group:
 // - CO = 4 when the group's output channels are a multiple of 4: weights packed as vec4s
 //   [group][block of 4][in][kh][kw]; CB = 2 such blocks when they are a multiple of 8;
@@ -37,9 +37,11 @@ layout(push_constant) uniform Push {
     float alpha, beta;
     uint total;     // pixel runs x blocks x groups
     uint rowLength; // invocations per row of the dispatch grid
+    float qScale, qZeroPoint, qLow, qHigh;
 } p;
 
 #include "activation.glsl"
+#include "fake_quant.glsl"
 
 void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowLength;
@@ -95,7 +97,8 @@ void main() {
             float bias = texelFetch(extras, o).r, slope = texelFetch(extras, p.outChannels + o).r;
             [[unroll]] for (int i = 0; i < PX; i++) {
                 if (firstPixel + i < outPlane) {
-                    imageStore(outputs, o * outPlane + firstPixel + i, vec4(activate(acc[b][i][c] + bias, p.activation, p.alpha, p.beta, slope)));
+                    float y = activate(acc[b][i][c] + bias, p.activation, p.alpha, p.beta, slope);
+                    imageStore(outputs, o * outPlane + firstPixel + i, vec4(fakeQuantize(y, p.qScale, p.qZeroPoint, p.qLow, p.qHigh)));
                 }
             }
         }

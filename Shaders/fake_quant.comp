@@ -1,6 +1,10 @@
 #version 450
 // Fake quantisation (CKernels/fake_quant.c): y = (clamp(roundEven(x / scale) + zeroPoint, low,
-// high) - zeroPoint) * scale, an ONNX QuantizeLinear and its DequantizeLinear in float32.
+// high) - zeroPoint) * scale, an ONNX QuantizeLinear and its DequantizeLinear in float32
+// (fake_quant.glsl).
+#extension GL_GOOGLE_include_directive : require
+#include "fake_quant.glsl"
+
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer source;
@@ -15,7 +19,6 @@ void main() {
         if (i >= p.plane) return;
         uint index = channel * p.plane + i;
         float x = texelFetch(source, int(p.sourceBase + index)).x;
-        float q = clamp(roundEven(x / p.scale) + p.zeroPoint, p.low, p.high);
-        imageStore(destination, int(p.destinationBase + index), vec4((q - p.zeroPoint) * p.scale));
+        imageStore(destination, int(p.destinationBase + index), vec4(fakeQuantize(x, p.scale, p.zeroPoint, p.low, p.high)));
     }
 }

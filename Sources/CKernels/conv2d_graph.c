@@ -9,6 +9,7 @@
 #include "conv2d_graph.h"
 #include "inverted_residual.h"
 #include "activation.h"
+#include "fake_quant.h"
 #include "simd.h"
 #include <math.h>
 #include <stdlib.h>

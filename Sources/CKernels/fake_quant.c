@@ -8,16 +8,12 @@
 // result as rounding then saturating (the bounds are integers and rounding is monotonic), and
 // keeps it under 2^22 in magnitude, where adding and subtracting 1.5 x 2^23 rounds it to an
 // integer, half to even, in the default rounding mode: no libm call (nearbyintf is one on
-// baseline x86-64), so the loop vectorises. NaN becomes the lower bound.
+// baseline x86-64), so the loop vectorises. NaN becomes the lower bound. The arithmetic is
+// gs_fake_quant_value (fake_quant.h), which the fused epilogues share.
 #include "ckernels.h"
+#include "fake_quant.h"
 
 void gs_fake_quant(const float *x, float *y, int64_t count, float scale, float zero_point, float low, float high) {
-    const float lo = low - zero_point, hi = high - zero_point, magic = 12582912.0f;  // 1.5 x 2^23
-    for (int64_t i = 0; i < count; i++) {
-        float t = x[i] / scale;
-        t = t > lo ? t : lo;
-        t = t < hi ? t : hi;
-        float q = (t + magic) - magic;
-        y[i] = q * scale;
-    }
+    const float lo = low - zero_point, hi = high - zero_point;
+    for (int64_t i = 0; i < count; i++) y[i] = gs_fake_quant_value(x[i], scale, lo, hi);
 }

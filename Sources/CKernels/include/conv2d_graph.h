@@ -14,6 +14,12 @@ typedef struct {
     float alpha, beta;
     const float *bias;    // [out_channels] or NULL
     const float *slopes;  // PReLU's [out_channels] (activation 7)
+    // Fake quantisation after the activation, before the store, when quant_scale > 0: fake_quant.c's
+    // y = round_half_even(clamp(x / scale, low, high)) * scale with low and high the integer range
+    // minus the zero point (GS_FAKE_QUANT). residual_scale > 0: the same, with its own quantiser,
+    // after a fused block's residual add (gs_inverted_residual_run).
+    float quant_scale, quant_low, quant_high;
+    float residual_scale, residual_low, residual_high;
 } gs_conv2d_params;
 
 /// The algorithm a convolution runs: 0 GEMM (1x1 pointwise, or im2col panels for the rest),

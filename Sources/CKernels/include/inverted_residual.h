@@ -22,6 +22,9 @@
 ///   with the projection's activation and the residual.
 /// - blocked rows (blocked, channel_parts 0, with an expansion): split by rows as above, each
 ///   strip's expanded and filtered rows held 16 channels side by side; packed as blocked.
+/// Fused fake quantisations (gs_conv2d_params' quant_scale of each part, and the projection's
+/// residual_scale after the residual add) apply in the rows and the blocked passes; channel parts
+/// of two or more leave the projection's sums unfinished, so its quantisations must be off there.
 typedef struct {
     gs_conv2d_params expand;     // used when has_expand (else the depthwise reads the input)
     gs_conv2d_params depthwise;  // zero padding, any stride

@@ -67,6 +67,7 @@ final class CPUConv2D {
         p.activation = Int32(step.activation.kind.rawValue)
         p.alpha = step.activation.alpha
         p.beta = step.activation.beta
+        if let q = step.quantize { (p.quant_scale, p.quant_low, p.quant_high) = q.kernelBounds }
         return p
     }
 

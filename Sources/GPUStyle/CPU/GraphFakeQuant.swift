@@ -1,5 +1,14 @@
 import CKernels
 
+extension NetworkGraph.FakeQuantize {
+    /// (scale, low - zero point, high - zero point): what the fused epilogues take
+    /// (`gs_conv2d_params.quant_scale`, CKernels/fake_quant.h); a scale of 0 there means none.
+    var kernelBounds: (scale: Float, low: Float, high: Float) {
+        precondition(scale > 0 && scale.isFinite, "fake_quant: the scale is not positive")
+        return (scale, Float(low) - Float(zeroPoint), Float(high) - Float(zeroPoint))
+    }
+}
+
 /// The `fake_quant` step (CKernels/fake_quant.c) on all cores.
 enum GraphFakeQuant {
     static func run(_ step: ExecutionPlan.FakeQuant, _ storage: GraphStorage) {

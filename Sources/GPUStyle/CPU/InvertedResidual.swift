@@ -46,6 +46,7 @@ enum CPUInvertedResidual {
     static func run(_ block: ExecutionPlan.InvertedResidual, weights: CPUGraphWeights, constants: ModelConstants,
                     _ graph: GraphStorage, tuning: Tuning) -> Bool {
         let threads = min(ParallelFor.workers, ParallelFor.workerLimit)
+        if block.isQuantized { return runQuantized(block, weights: weights, constants: constants, graph, tuning: tuning, threads: threads) }
         if block.output.height * block.output.width <= tuning.blockedPixels {
             if tuning.channelParts == 0 { return false }
             return runBlocked(block, weights: weights, constants: constants, graph, parts: tuning.channelParts ?? threads)
@@ -76,6 +77,36 @@ enum CPUInvertedResidual {
                        tasks: byRows ? rows : parts, grain: byRows ? band : 1) { p in
             p.channel_parts = Int32(parts)
             if byRows { setStripRows(&p) }
+        }
+    }
+
+    /// A block with fake quantisations in its epilogues (an int8 QDQ model's) runs fused only where
+    /// every value comes out bit for bit as the parts one by one make it, since a quantised network
+    /// amplifies a last-bit difference into a quantum: split by rows in NCHW, whose 1x1
+    /// convolutions are the GEMM micro-kernel (bias added after the sum) and whose depthwise one
+    /// is the depthwise plane kernel, which is what the parts run when `gs_conv2d_kind` picks GEMM
+    /// and depthwise for them. Not channel parts (their partial sums add in another order), not
+    /// the channel-blocked kernels (bias first), not a 1x1 convolution the parts would run as
+    /// the small-map kernel; those blocks run as their parts.
+    private static func runQuantized(_ block: ExecutionPlan.InvertedResidual, weights: CPUGraphWeights,
+                                     constants: ModelConstants, _ graph: GraphStorage, tuning: Tuning,
+                                     threads: Int) -> Bool {
+        guard tuning.channelParts != 0 else { return false }
+        let rows = block.depthwise.output.height
+        let band = (rows + threads - 1) / threads
+        guard band >= tuning.minimumRowsPerThread || threads == 1 else { return false }
+        func kind(_ step: ExecutionPlan.Conv2D) -> Int32 {
+            var p = CPUConv2D.parameters(step)
+            return gs_conv2d_kind(&p)
+        }
+        guard block.expand.map({ kind($0) == gemm }) ?? true, kind(block.depthwise) == 1, kind(block.project) == gemm else {
+            return false
+        }
+        return execute(block, weights: weights, constants: constants, graph,
+                       kinds: (expand: gemm, depthwise: nil, project: gemm), tasks: rows, grain: band) { p in
+            p.channel_parts = 0
+            p.strip_rows = tuning.stripRows.map { Int32(min($0, band)) }
+                ?? gs_inverted_residual_strip_rows(&p, Int64(tuning.stripBytes), Int32(band))
         }
     }
 
@@ -117,6 +148,7 @@ enum CPUInvertedResidual {
         }
         p.depthwise = depthwise.kernelParameters(block.depthwise)
         p.project = project.kernelParameters(block.project)
+        if let q = block.residual?.quantize { (p.project.residual_scale, p.project.residual_low, p.project.residual_high) = q.kernelBounds }
         configure(&p)
         let params = p
         let input = graph.pointer(block.input), output = graph.pointer(block.output)

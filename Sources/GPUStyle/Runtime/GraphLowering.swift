@@ -1,7 +1,9 @@
 /// Lowers a `NetworkGraph` for one input size into the `ExecutionPlan` both backends run:
 ///
 /// 1. an activation whose only reader is the activation node is fused into the convolution or
-///    add before it (one pass over memory instead of two);
+///    add before it (one pass over memory instead of two), and so is a fake quantisation into
+///    the convolution, add or activation before it, unless `fusingQuantization` is off; a fake
+///    quantisation of a tensor already on its grid is dropped (`FakeQuantLowering.swift`);
 /// 2. each node becomes steps: a fully connected layer is the convolution whose kernel covers
 ///    its input, a reflection-padded convolution is a `Pad2D` then an unpadded `Conv2D`, a
 ///    concat is one `Copy` per input into its channel slice;
@@ -18,8 +20,9 @@ public enum GraphLowering {
     public static let offsetAlignment = ExecutionPlan.planeAlignment
 
     public static func lower(_ graph: NetworkGraph, input shape: NetworkGraph.Shape,
-                             fusingBlocks: Bool = true) throws -> ExecutionPlan {
-        let graph = fusingActivations(graph)
+                             fusingBlocks: Bool = true, fusingQuantization: Bool = true) throws -> ExecutionPlan {
+        let (graph, epilogues) = fusingQuantization ? fusingFakeQuantization(fusingActivations(graph))
+            : (fusingActivations(graph), [:])
         let shapes = try graph.shapes(input: shape)
         guard graph.output != graph.input else { throw GraphError("the graph's output is its input") }
         if containsInstanceNorm(graph) { return try lowerNormalizedBlocks(graph, input: shape, shapes: shapes) }
@@ -36,11 +39,12 @@ public enum GraphLowering {
             steps.append((make, reads, writes))
         }
 
+        /// The convolution writing graph tensor `tensor` (its fused fake quantisation is that tensor's).
         func conv2d(_ c: NetworkGraph.Convolution, _ input: ExecutionPlan.Region, _ output: ExecutionPlan.Region,
-                    padding: NetworkGraph.Padding) -> ExecutionPlan.Conv2D {
+                    padding: NetworkGraph.Padding, tensor: Int) -> ExecutionPlan.Conv2D {
             .init(input: input, output: output, weights: c.weights, bias: c.bias, kernelHeight: c.kernelHeight,
                   kernelWidth: c.kernelWidth, strideY: c.strideY, strideX: c.strideX, padding: padding, groups: c.groups,
-                  activation: c.activation)
+                  activation: c.activation, quantize: epilogues[tensor])
         }
         let chains = fusingBlocks ? invertedResidualChains(graph, shapes: shapes) : []
         let chainMembers = Set(chains.flatMap { $0.members })
@@ -64,10 +68,13 @@ public enum GraphLowering {
                 if chain.add != nil { steps.append((nil, [project.1, blockInput], project.2)) }
                 add(reads: [chain.add == nil ? depthwise.2 : project.2, blockInput], writes: out) { r in
                     .invertedResidual(.init(
-                        expand: expand.map { conv2d($0.0, r[$0.1], r[$0.2], padding: .zero) },
-                        depthwise: conv2d(depthwise.0, r[depthwise.1], r[depthwise.2], padding: depthwise.0.padding),
-                        project: conv2d(project.0, r[project.1], r[project.2], padding: .zero),
-                        residual: chain.add.map { _ in .init(a: r[project.2], b: r[blockInput], output: r[out], activation: .identity) }))
+                        expand: expand.map { conv2d($0.0, r[$0.1], r[$0.2], padding: .zero, tensor: $0.2) },
+                        depthwise: conv2d(depthwise.0, r[depthwise.1], r[depthwise.2], padding: depthwise.0.padding,
+                                          tensor: depthwise.2),
+                        project: conv2d(project.0, r[project.1], r[project.2], padding: .zero, tensor: project.2),
+                        residual: chain.add.map { _ in
+                            .init(a: r[project.2], b: r[blockInput], output: r[out], activation: .identity, quantize: epilogues[out])
+                        }))
                 }
                 continue
             }
@@ -86,7 +93,9 @@ public enum GraphLowering {
                     source = padded
                     padding = .zero
                 }
-                add(reads: [source], writes: out) { [source, padding] r in .conv2d(conv2d(c, r[source], r[out], padding: padding)) }
+                add(reads: [source], writes: out) { [source, padding] r in
+                    .conv2d(conv2d(c, r[source], r[out], padding: padding, tensor: out))
+                }
             case .fullyConnected(let weights, let bias, _):
                 let s = tensorShapes[x]!
                 add(reads: [x], writes: out) { r in
@@ -99,10 +108,14 @@ public enum GraphLowering {
                     .transposedConv2d(.init(input: r[x], output: r[out], weights: t.weights, bias: t.bias))
                 }
             case .activation(let f):
-                add(reads: [x], writes: out) { r in .activation(.init(input: r[x], output: r[out], function: f)) }
+                add(reads: [x], writes: out) { r in
+                    .activation(.init(input: r[x], output: r[out], function: f, quantize: epilogues[out]))
+                }
             case .add(let f):
                 let b = node.inputs[1]
-                add(reads: [x, b], writes: out) { r in .add(.init(a: r[x], b: r[b], output: r[out], activation: f)) }
+                add(reads: [x, b], writes: out) { r in
+                    .add(.init(a: r[x], b: r[b], output: r[out], activation: f, quantize: epilogues[out]))
+                }
             case .channelMultiply:
                 let scale = node.inputs[1]
                 add(reads: [x, scale], writes: out) { r in

@@ -45,9 +45,12 @@ extension ExecutionPlan {
         public var padding: NetworkGraph.Padding
         public var groups: Int
         public var activation: NetworkGraph.ActivationFunction
+        /// The fake quantisation of the graph's `fake_quant` node that read this convolution's
+        /// output alone, applied after the activation before the store (`GraphLowering`).
+        public var quantize: NetworkGraph.FakeQuantize?
         public init(input: Region, output: Region, weights: Int, bias: Int?, kernelHeight: Int, kernelWidth: Int,
                     strideY: Int, strideX: Int, padding: NetworkGraph.Padding, groups: Int,
-                    activation: NetworkGraph.ActivationFunction) {
+                    activation: NetworkGraph.ActivationFunction, quantize: NetworkGraph.FakeQuantize? = nil) {
             self.input = input
             self.output = output
             self.weights = weights
@@ -59,6 +62,7 @@ extension ExecutionPlan {
             self.padding = padding
             self.groups = groups
             self.activation = activation
+            self.quantize = quantize
         }
         public var isDepthwise: Bool { groups > 1 && groups == input.channels && groups == output.channels }
         public var isPointwise: Bool {
@@ -95,6 +99,10 @@ extension ExecutionPlan {
             self.residual = residual
         }
         public var input: Region { expand?.input ?? depthwise.input }
+        /// Whether a part or the residual add ends with a fused fake quantisation.
+        public var isQuantized: Bool {
+            expand?.quantize != nil || depthwise.quantize != nil || project.quantize != nil || residual?.quantize != nil
+        }
         public var output: Region { residual?.output ?? project.output }
         /// The steps the block stands for, in order.
         public var parts: [Step] {
@@ -116,29 +124,36 @@ extension ExecutionPlan {
         }
     }
 
-    /// `output = f(input)` elementwise (in place when the regions are equal).
+    /// `output = FQ(f(input))` elementwise (in place when the regions are equal), FQ the fake
+    /// quantisation `quantize` when there is one.
     public struct ActivationStep: Sendable, Equatable {
         public var input: Region
         public var output: Region
         public var function: NetworkGraph.ActivationFunction
-        public init(input: Region, output: Region, function: NetworkGraph.ActivationFunction) {
+        public var quantize: NetworkGraph.FakeQuantize?
+        public init(input: Region, output: Region, function: NetworkGraph.ActivationFunction,
+                    quantize: NetworkGraph.FakeQuantize? = nil) {
             self.input = input
             self.output = output
             self.function = function
+            self.quantize = quantize
         }
     }
 
-    /// `output = f(a + b)`.
+    /// `output = FQ(f(a + b))`, FQ the fake quantisation `quantize` when there is one.
     public struct Add: Sendable, Equatable {
         public var a: Region
         public var b: Region
         public var output: Region
         public var activation: NetworkGraph.ActivationFunction
-        public init(a: Region, b: Region, output: Region, activation: NetworkGraph.ActivationFunction) {
+        public var quantize: NetworkGraph.FakeQuantize?
+        public init(a: Region, b: Region, output: Region, activation: NetworkGraph.ActivationFunction,
+                    quantize: NetworkGraph.FakeQuantize? = nil) {
             self.a = a
             self.b = b
             self.output = output
             self.activation = activation
+            self.quantize = quantize
         }
     }
 

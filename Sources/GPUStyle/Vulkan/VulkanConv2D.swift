@@ -39,20 +39,28 @@ extension VulkanBackend {
     static let conv2dGraph4 = VulkanShader(name: "conv2d_graph",
                                            bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32G32B32A32_SFLOAT),
                                                       .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
-                                           pushConstantWords: 19)
+                                           pushConstantWords: 23)
     static let conv2dGraph1 = VulkanShader(name: "conv2d_graph",
                                            bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32_SFLOAT),
                                                       .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
-                                           pushConstantWords: 19)
+                                           pushConstantWords: 23)
     /// conv2dGraph4 reading its input as vec4s (VEC_INPUT).
     static let conv2dGraph4Vec = VulkanShader(name: "conv2d_graph",
                                               bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .texels(VK_FORMAT_R32G32B32A32_SFLOAT),
                                                          .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
-                                              pushConstantWords: 19)
+                                              pushConstantWords: 23)
     static let transposedConv2d = VulkanShader(name: "transposed_conv2d",
                                                bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32_SFLOAT),
                                                           .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
                                                pushConstantWords: 6)
+
+    /// A fused fake quantisation's push words (fake_quant.glsl's scale, zero point, low, high;
+    /// zeros: none).
+    static func quantizeWords(_ q: NetworkGraph.FakeQuantize?) -> [UInt32] {
+        guard let q else { return [0, 0, 0, 0] }
+        precondition(q.scale > 0 && q.scale.isFinite, "fake_quant: the scale is not positive")
+        return [q.scale, Float(q.zeroPoint), Float(q.low), Float(q.high)].map(\.bitPattern)
+    }
 
     /// Output channels per invocation: 4 when every group's outputs split into vec4 blocks.
     static func channelsPerInvocation(_ conv: ExecutionPlan.Conv2D) -> Int {
@@ -164,6 +172,7 @@ extension VulkanBackend {
                            Int(conv.activation.kind.rawValue)]
         let push = ints.map { UInt32(bitPattern: Int32($0)) }
             + [conv.activation.alpha.bitPattern, conv.activation.beta.bitPattern, UInt32(total), UInt32(rowLength)]
+            + Self.quantizeWords(conv.quantize)
         try recorder.dispatch(pipeline,
                               buffers: [binding(conv.input), graphConstants.range(weightKey(conv, constants)),
                                         graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes,

@@ -8,8 +8,8 @@ extension VulkanShader {
         VulkanShader(name: name, bindings: Array(repeating: .texels(VK_FORMAT_R32_SFLOAT), count: inputs)
                         + [.storageTexels(VK_FORMAT_R32_SFLOAT)], pushConstantWords: push)
     }
-    static let activation = graph("activation", inputs: 1, push: 6 + VulkanBackend.slopesPerDispatch)
-    static let add = graph("add", inputs: 2, push: 7 + VulkanBackend.slopesPerDispatch)
+    static let activation = graph("activation", inputs: 1, push: 10 + VulkanBackend.slopesPerDispatch)
+    static let add = graph("add", inputs: 2, push: 11 + VulkanBackend.slopesPerDispatch)
     static let channelMultiply = graph("channel_multiply", inputs: 2, push: 4)
     static let copy = graph("copy", inputs: 1, push: 3)
     static let globalAveragePool = graph("global_average_pool", inputs: 1, push: 3)
@@ -68,11 +68,11 @@ extension VulkanBackend {
         case .activation(let s):
             precondition(s.input.shape == s.output.shape, "activation: input and output shapes differ")
             try recordElementwise(.activation, inputs: [s.input], output: s.output, function: s.function,
-                                  constants: constants, label: "step \(index): activation \(s.function.kind)")
+                                  quantize: s.quantize, constants: constants, label: "step \(index): activation \(s.function.kind)")
         case .add(let s):
             precondition(s.a.shape == s.output.shape && s.b.shape == s.output.shape, "add: shapes differ")
             try recordElementwise(.add, inputs: [s.a, s.b], output: s.output, function: s.activation,
-                                  constants: constants, label: "step \(index): add")
+                                  quantize: s.quantize, constants: constants, label: "step \(index): add")
         case .copy(let s):
             precondition(s.input.shape == s.output.shape, "copy: input and output shapes differ")
             try recordElementwise(.copy, inputs: [s.input], output: s.output, function: nil, constants: nil,
@@ -90,10 +90,10 @@ extension VulkanBackend {
     }
 
     /// activation.comp, add.comp, copy.comp: 64 invocations x 4 floats along a plane, one
-    /// channel per workgroup row.
+    /// channel per workgroup row; the first two with their fused fake quantisation.
     private func recordElementwise(_ shader: VulkanShader, inputs: [ExecutionPlan.Region], output: ExecutionPlan.Region,
-                                   function: NetworkGraph.ActivationFunction?, constants: ModelConstants?,
-                                   label: String) throws {
+                                   function: NetworkGraph.ActivationFunction?, quantize: NetworkGraph.FakeQuantize? = nil,
+                                   constants: ModelConstants?, label: String) throws {
         let plane = output.planeStride
         var slopes: [Float] = []
         if let function, function.kind == .prelu {
@@ -112,6 +112,7 @@ extension VulkanBackend {
                 push += (0..<Self.slopesPerDispatch).map { i in
                     slopes.isEmpty || chunk.lowerBound + i >= chunk.upperBound ? 0 : bits(slopes[chunk.lowerBound + i])
                 }
+                push += Self.quantizeWords(quantize)
             }
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: push,
                                   groups: (count(plane, 256), chunk.count, 1), label: "\(label) c\(chunk)")
