@@ -8,6 +8,7 @@ example photo scaled with ffmpeg to each size (smooth content; PNG, made once in
 
     tools/bench_memory.py [--gpustyle .build/release/gpustyle] [--sizes 1,4,12,24,48,100]
                           [--devices cpu,gpu] [--work /tmp/gpustyle-memory] [--json]
+                          [--style-args '--style-image examples/painting.png'] [--no-pairs]
 
 Prints, per device and size: wall time, peak RSS, bytes per pixel, µs per pixel and the layout
 (`-v`: whole image, or tiles with their scratch). Then two side-by-side checks, alternating the
@@ -40,9 +41,12 @@ def picture(work, megapixels):
     return path, width, height
 
 
+STYLE = ["--style", "2"]
+
+
 def run(gpustyle, source, device, extra, work):
     out = os.path.join(work, "out.png")
-    command = ["/usr/bin/time", "-f", "TIME %e %M", gpustyle, "--style", "2", "--device", device, "-v", *extra, source, out]
+    command = ["/usr/bin/time", "-f", "TIME %e %M", gpustyle, *STYLE, "--device", device, "-v", *extra, source, out]
     result = subprocess.run(command, capture_output=True, text=True)
     lines = result.stderr.strip().splitlines()
     timing = [line for line in lines if line.startswith("TIME ")]
@@ -54,6 +58,9 @@ def run(gpustyle, source, device, extra, work):
         match = re.search(r"in tiles \((.*)\)", line)
         if match:
             layout = "tiles: " + match.group(1)
+        match = re.search(r"(layer by layer.*)$", line)
+        if match:
+            layout = match.group(1)
     os.unlink(out)
     return {"seconds": float(seconds), "peak_bytes": int(kib) * 1024, "layout": layout}
 
@@ -66,7 +73,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--work", default="/tmp/gpustyle-memory")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--style-args", default="--style 2",
+                        help="the style options, e.g. '--style-image examples/painting.png' (default '--style 2')")
+    parser.add_argument("--no-pairs", action="store_true", help="only the table, not the side-by-side checks")
     args = parser.parse_args()
+    STYLE[:] = args.style_args.split()
     os.makedirs(args.work, exist_ok=True)
     cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], capture_output=True, text=True)
     report = {"cpu": cpu.stdout.strip(), "sizes": [], "pairs": {}}
@@ -90,6 +101,8 @@ def main():
                   f"{row['seconds'] * 1e6 / pixels:.2f} | {row['layout']} |", flush=True)
 
     print()
+    if args.no_pairs:
+        return
     for device in args.devices.split(","):
         # lavapipe's whole-image plans must fit half its 2 GiB heap: 4 MP does not, 2 MP does.
         source, width, height = picture(args.work, 4 if device == "cpu" else 2)

@@ -117,7 +117,8 @@ struct StylizeCommand: ParsableCommand {
         if deviceOptions.verbose {
             printToStandardError(String(format: "%@: %dx%d, style %@, %.0f ms%@", input, result.width, result.height,
                                         mix.description, (MonotonicClock.seconds() - start) * 1000,
-                                        stylizer.lastLayout.map { ", in tiles (\($0))" } ?? ""))
+                                        stylizer.lastLayout.map { ", in tiles (\($0))" }
+                                            ?? stylizer.lastPaintingTiles.map { ", layer by layer in \($0) tiles" } ?? ""))
         }
     }
 }

@@ -11,6 +11,8 @@ public final class Stylizer {
     public private(set) var lastLayout: TilingLayout?
     /// The arbitrary-style network, made on the first mix with a painting.
     private var arbitrary: ArbitraryStyle?
+    /// Tiles the arbitrary-style network ran for the last image (nil: no painting in its mix).
+    public private(set) var lastPaintingTiles: Int?
 
     public init(model: StyleModel, backend: NetworkBackend) {
         self.model = model
@@ -40,6 +42,7 @@ public final class Stylizer {
     /// planes once they are stored compactly.
     public func stylize(_ image: consuming Image, mix: StyleMix, strength: Float = 1, preserveColor: Bool = false) throws -> Image {
         try Stylizer.validate(width: image.width, height: image.height)
+        lastPaintingTiles = nil
         if let vector = mix.paintingVector {
             return try stylize(consume image, paintings: vector, mix: mix, strength: strength, preserveColor: preserveColor)
         }
@@ -69,10 +72,12 @@ public final class Stylizer {
         let arbitrary = arbitrary!
         lastLayout = nil
         guard let builtIn = mix.builtInPart else {
+            defer { lastPaintingTiles = arbitrary.lastTileCount }
             return try arbitrary.stylizeFullResolution(consume image, styleVector: vector, strength: strength,
                                                        preserveColor: preserveColor, memoryBudget: memoryBudget)
         }
         let painted = try arbitrary.stylizeFullResolution(copy image, styleVector: vector, memoryBudget: memoryBudget)
+        lastPaintingTiles = arbitrary.lastTileCount
         var result = try stylize(copy image, mix: builtIn)
         let share = mix.builtInShare
         for i in result.rgb.indices { result.rgb[i] = share * result.rgb[i] + (1 - share) * painted.rgb[i] }
