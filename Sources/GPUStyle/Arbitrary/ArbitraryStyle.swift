@@ -172,6 +172,15 @@ public final class ArbitraryStyle {
     /// The peer's style input: the centre square, Lanczos-resized to 256x256, as 8-bit values / 255.
     public static func styleInput(_ image: Image) -> [Float] {
         precondition(image.width > 0 && image.height > 0, "empty image")
+        var image = image
+        if let alpha = image.alpha {
+            // The peer's `load_image` composites transparency on white before anything else.
+            let plane = image.width * image.height
+            for c in 0..<3 {
+                for i in 0..<plane { image.rgb[c * plane + i] = image.rgb[c * plane + i] * alpha[i] + (1 - alpha[i]) }
+            }
+            image.alpha = nil
+        }
         let side = min(image.width, image.height)
         let square = image.cropped(x: (image.width - side) / 2, y: (image.height - side) / 2, width: side, height: side)
         return lanczosResize(square, width: styleSide, height: styleSide).rgb
