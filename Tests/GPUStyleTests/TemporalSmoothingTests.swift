@@ -174,38 +174,4 @@ final class TemporalSmoothingTests: XCTestCase {
         smoothing.reset()
         XCTAssertEqual(smoothing.apply(input: still.inputs[3], stylized: still.stylized[3]).rgb, still.stylized[3].rgb)
     }
-
-    /// `GPUSTYLE_SMOOTHING_TIMING=1` (a release build: `swift build -c release --build-tests`,
-    /// `swift test -c release --skip-build --filter TemporalSmoothingTests/testTiming1080p`):
-    /// the median time of `apply` on 1920×1080 frames with the window full, half of the frame
-    /// still and half moving.
-    func testTiming1080p() throws {
-        guard ProcessInfo.processInfo.environment["GPUSTYLE_SMOOTHING_TIMING"] == "1" else {
-            throw XCTSkip("GPUSTYLE_SMOOTHING_TIMING=1 times the smoothing of 1080p frames")
-        }
-        let width = 1920, height = 1080, plane = width * height
-        var random = SeededRandom(seed: 7)
-        let base = (0..<3 * plane).map { _ in Float(random.index(below: 256)) / 255 }
-        func frame(_ t: Int) -> Image {
-            var rgb = base
-            // The left half still (noise only), the right half shifted by t pixels.
-            for c in 0..<3 {
-                for y in 0..<height {
-                    for x in width / 2 ..< width { rgb[c * plane + y * width + x] = base[c * plane + y * width + (x + 3 * t) % width] }
-                }
-            }
-            for i in stride(from: 0, to: rgb.count, by: 7) { rgb[i] = min(1, rgb[i] + Float(random.index(below: 5)) / 255) }
-            return Image(width: width, height: height, rgb: rgb)
-        }
-        let frames = (0..<12).map(frame)
-        var smoothing = TemporalSmoothing(.init(strength: 0.8))
-        var times: [Double] = []
-        for (i, image) in frames.enumerated() {
-            let start = MonotonicClock.seconds()
-            _ = smoothing.apply(input: image, stylized: image)
-            if i >= 8 { times.append(MonotonicClock.seconds() - start) }
-        }
-        print(String(format: "1080p smoothing, window full: median %.1f ms (%@)", 1000 * times.sorted()[times.count / 2],
-                     times.map { String(format: "%.1f", 1000 * $0) }.joined(separator: ", ")))
-    }
 }
