@@ -64,6 +64,10 @@ struct LiveCommand: ParsableCommand {
     @Flag(name: .customLong("preserve-color"), help: "Keep the picture's own colours: the style's brightness with the picture's hue and saturation.")
     var preserveColor = false
 
+    @Option(help: ArgumentHelp("Smooth the stylized pictures over time where the picture is still (less texture flicker, no trail behind moving things); S from 0 (the default, off) to below 1 (strongest), as for video files.",
+                               valueName: "S"))
+    var smooth: Float = 0
+
     @Option(help: "Step through the styles, this long each (e.g. 2s or 500ms), crossfading between them.")
     var cycle: String?
 
@@ -133,6 +137,7 @@ struct LiveCommand: ParsableCommand {
         guard strength.isFinite, (0...1).contains(strength) else {
             throw ValidationError("--strength must be between 0 and 1 (got \(strength))")
         }
+        try VideoOptions.checkSmooth(smooth)
         if input != nil && camera != nil { throw ValidationError("give --input or --camera, not both") }
         if let cycle, (try? Self.seconds(cycle)).map({ $0 > 0 }) != true {
             throw ValidationError("--cycle must be a positive duration such as 2s or 500ms (got '\(cycle)')")
@@ -146,6 +151,7 @@ struct LiveCommand: ParsableCommand {
         let modes = [("--classify", classify), ("--digits", digits), ("--text", text),
                      (mask.isEmpty ? "--faces" : "--mask", facesMode)].filter(\.1)
         if modes.count > 1 { throw ValidationError("\(modes[0].0) and \(modes[1].0) are different modes: give one") }
+        if smooth > 0, let mode = modes.first { throw ValidationError("--smooth smooths the stylized pictures; \(mode.0) does not stylize") }
         _ = try FaceMaskArguments.parse(mask)
         if let smoothing {
             guard facesMode else { throw ValidationError("--smoothing is an option of --faces and --mask") }
@@ -205,6 +211,7 @@ struct LiveCommand: ParsableCommand {
         var options = LiveOptions(mix: mix)
         options.strength = strength
         options.preserveColor = preserveColor
+        options.smoothing = VideoOptions.smoothing(smooth)
         options.cyclePeriod = try cycle.map(Self.seconds)
         options.fullFrame = fullFrame
         options.verification.confirmationTimeout = try Self.seconds(confirmTimeout)

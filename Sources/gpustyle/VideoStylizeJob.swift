@@ -10,6 +10,27 @@ struct VideoOptions: ParsableArguments {
             help: "With a video: x264 (H.264, CRF 18, the default), x264-lossless (H.264 -qp 0) or ffv1 (lossless, .mkv).")
     var videoCodec: VideoEncoding.Codec = .x264
 
+    @Option(help: ArgumentHelp("With a video: smooth the stylized frames over time where the picture is still (less texture flicker, no trail behind moving things); S from 0 (the default, off) to below 1 (strongest): on a still scene the current frame weighs about 1 - S.",
+                               valueName: "S"))
+    var smooth: Float = 0
+
+    func validate() throws {
+        try Self.checkSmooth(smooth)
+    }
+
+    /// The smoothing `--smooth` asks for; nil when off.
+    var smoothing: TemporalSmoothing.Parameters? { Self.smoothing(smooth) }
+
+    /// `--smooth` (video files and live): in [0, 1).
+    static func checkSmooth(_ value: Float) throws {
+        guard value.isFinite, value >= 0, value < 1 else {
+            throw ValidationError("--smooth must be at least 0 and below 1 (got \(value))")
+        }
+    }
+
+    static func smoothing(_ value: Float) -> TemporalSmoothing.Parameters? {
+        value > 0 ? TemporalSmoothing.Parameters(strength: value) : nil
+    }
 }
 
 /// `gpustyle --style N film.mp4 styled.mp4`: the library's `VideoJob` with the command's options,
@@ -53,6 +74,7 @@ struct VideoStylizeJob {
                            styleOptions: "style \(mix.description) strength \(strength)\(preserveColor ? " preserve-color" : "")")
         if batch.shard != nil { job.shard = (shard.index, shard.count) }
         job.force = batch.force
+        job.smoothing = options.smoothing
         let showProgress = isatty(STDERR_FILENO) == 1
         let start = MonotonicClock.seconds()
         var lastShown = 0.0

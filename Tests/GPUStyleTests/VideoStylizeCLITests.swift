@@ -129,6 +129,48 @@ final class VideoStylizeCLITests: XCTestCase {
         XCTAssertEqual(try leftovers(), [])
     }
 
+    /// `--smooth`: each frame's output depends on the 8 frames before it, so every part after the
+    /// first stylizes the 8 frames before its start without writing them (part 1, frames 6-17,
+    /// warms up on 0-5; part 2, frames 18-23, decodes from keyframe 6 and warms up on 10-17):
+    /// 3 tasks and join are the one-process run, pixel for pixel (FFV1). The smoothing is part
+    /// of the identity: another strength redoes a part; out of range is one line, status 2.
+    func testSmoothedShardsJoinedAreTheOneProcessRun() throws {
+        let whole = path("whole.mkv"), plain = path("plain.mkv")
+        var result = try stylize(["--smooth", "0.8", "--video-codec", "ffv1", clip, whole])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        result = try stylize(["--video-codec", "ffv1", clip, plain])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let out = path("styled.mkv")
+        for index in 0..<3 {
+            result = try stylize(["--smooth", "0.8", "--video-codec", "ffv1", "--shard", "\(index)/3", clip, out])
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        let joined = path("joined.mkv")
+        result = try TestProcess.gpustyle(["join"] + (0..<3).map { path("styled.part-\($0)-of-3.nut") } + [joined])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let expected = try frameHashes(whole)
+        XCTAssertEqual(expected.count, 24 + 45)
+        XCTAssertEqual(try frameHashes(joined), expected)
+        let plainVideo = try frameHashes(plain).filter { !$0.hasPrefix("1,") }
+        let smoothedVideo = expected.filter { !$0.hasPrefix("1,") }
+        XCTAssertEqual(plainVideo.count, 24)
+        XCTAssertEqual(plainVideo.first, smoothedVideo.first, "frame 0 has nothing before it to smooth with")
+        XCTAssertGreaterThan(zip(plainVideo, smoothedVideo).filter { $0 != $1 }.count, 20, "the smoothing changes the frames")
+        result = try stylize(["--smooth", "0.8", "--video-codec", "ffv1", "--shard", "2/3", clip, out])
+        XCTAssertTrue(result.stderr.contains("already done"), result.stderr)
+        result = try stylize(["--smooth", "0.5", "--video-codec", "ffv1", "--shard", "2/3", clip, out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse(result.stderr.contains("already done"), result.stderr)
+        for bad in ["1", "-0.1", "nan", "soft"] {
+            result = try stylize(["--smooth", bad, clip, path("bad.mkv")])
+            XCTAssertEqual(result.status, 2, "\(bad): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+            XCTAssertTrue(result.stderr.contains("--smooth"), result.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad.mkv")))
+        XCTAssertEqual(try leftovers(), [])
+    }
+
     /// Six tasks on four keyframes: two ranges are empty (a record, no part); join skips them.
     func testEmptyShardsJoin() throws {
         let whole = path("whole.mkv")

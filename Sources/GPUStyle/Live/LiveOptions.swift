@@ -6,6 +6,8 @@ public struct LiveOptions: Sendable {
     public var strength: Float = 1
     /// Keep the picture's own colours (`PreservedColor`).
     public var preserveColor = false
+    /// Temporal smoothing of the stylized images (`--smooth`); nil = off.
+    public var smoothing: TemporalSmoothing.Parameters?
     /// Seconds per style when stepping through the styles (`--cycle`); nil keeps `mix`.
     public var cyclePeriod: Double?
     /// Seconds over which a new style's first image fades in over the previous one.

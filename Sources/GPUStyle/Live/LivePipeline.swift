@@ -112,7 +112,7 @@ public final class LivePipeline {
         self.coasting = CoastingQuad(scene: scene)
         detection = AsyncStage(name: "detect") { detectionWorker.run($0) }
         let stylizeWorker = StylizeWorker(stylizer: stylizer, strength: options.strength, preserveColor: options.preserveColor,
-                                           side: options.stylizeSide)
+                                           side: options.stylizeSide, smoothing: options.smoothing)
         stylization = AsyncStage(name: "stylize") { stylizeWorker.run($0) }
     }
 

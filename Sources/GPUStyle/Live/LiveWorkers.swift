@@ -58,12 +58,18 @@ final class StylizeWorker: @unchecked Sendable {
     let preserveColor: Bool
     let side: Int
     let warper = CPUPerspectiveWarper()
+    /// `--smooth`: the stylized images smoothed over time where the stylized input is still;
+    /// started afresh when the style changes (the crossfade shows that) or the size does.
+    private var smoothing: TemporalSmoothing?
+    private var smoothedStep: Int?
 
-    init(stylizer: Stylizer, strength: Float, preserveColor: Bool = false, side: Int) {
+    init(stylizer: Stylizer, strength: Float, preserveColor: Bool = false, side: Int,
+         smoothing: TemporalSmoothing.Parameters? = nil) {
         self.stylizer = stylizer
         self.strength = strength
         self.preserveColor = preserveColor
         self.side = side
+        self.smoothing = smoothing.map(TemporalSmoothing.init)
     }
 
     func run(_ job: StylizeJob) -> StylizeOutcome {
@@ -74,7 +80,12 @@ final class StylizeWorker: @unchecked Sendable {
                 let rectToFrame = try Homography.rectangle(width: width, height: height, to: quad)
                 input = try warper.warp(job.frame, outputToSource: rectToFrame, width: width, height: height)
             }
-            let image = try stylizer.stylize(input, mix: job.mix, strength: strength, preserveColor: preserveColor)
+            var image = try stylizer.stylize(input, mix: job.mix, strength: strength, preserveColor: preserveColor)
+            if smoothing != nil {
+                if smoothedStep != job.step { smoothing!.reset() }
+                smoothedStep = job.step
+                image = smoothing!.apply(input: input, stylized: image)
+            }
             return StylizeOutcome(image: image, step: job.step, error: nil)
         } catch {
             return StylizeOutcome(image: nil, step: job.step, error: "\(error)")

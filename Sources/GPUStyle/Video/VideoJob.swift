@@ -64,6 +64,8 @@ public struct VideoJob {
     public var shard: (index: Int, count: Int)?
     /// Redo work even when a finished output or part is there.
     public var force = false
+    /// Temporal smoothing of the stylized frames (`--smooth`); nil = off. Part of the identity.
+    public var smoothing: TemporalSmoothing.Parameters?
 
     public init(input: String, output: String, tools: VideoTools, encoding: VideoEncoding, styleOptions: String) {
         self.input = input
@@ -95,7 +97,7 @@ public struct VideoJob {
         }
         try probe.probePackets(tools: tools)
         let identity = VideoJobIdentity(source: try VideoSourceIdentity.of(input, probe: probe),
-                                        options: "\(styleOptions) \(encoding.summary)")
+                                        options: "\(styleOptions) \(encoding.summary)" + (smoothing.map { " \($0)" } ?? ""))
         guard let shard else {
             return try runWhole(probe: probe, identity: identity, makeTransform: makeTransform, notice: notice, progress: progress)
         }
@@ -131,7 +133,7 @@ public struct VideoJob {
         let frames: Int
         do {
             frames = try stylizer.run(frames: range, exactCount: true, audio: false, output: destination, tag: identity.digest,
-                                      transform: transform, progress: { progress($0, range.count) })
+                                      smoothing: smoothing, transform: transform, progress: { progress($0, range.count) })
             try destination.commit()
         } catch {
             destination.discard()
@@ -161,7 +163,7 @@ public struct VideoJob {
             let transform = try makeTransform()
             frames = try VideoStylizer(tools: tools, probe: probe, encoding: encoding)
                 .run(frames: 0..<probe.frameCount, exactCount: false, audio: true, output: destination, tag: identity.digest,
-                     transform: transform, progress: { progress($0, probe.frameCount) })
+                     smoothing: smoothing, transform: transform, progress: { progress($0, probe.frameCount) })
             try destination.commit()
         } catch {
             destination.discard()

@@ -47,15 +47,32 @@ public struct VideoStylizer {
         return value < 0 ? "0" : String(format: "%lld.%06lld", value / 1_000_000, value % 1_000_000)
     }
 
+    /// Where decoding starts for `frames` when the `warmUp` frames before them must be stylized
+    /// too: the last keyframe at or before frame `frames.lowerBound − warmUp` (frame 0 when
+    /// there is none), and the first frame to stylize.
+    public func decodeStart(frames: Range<Int>, warmUp: Int) -> (keyframe: Int, stylizeFrom: Int) {
+        let first = max(0, frames.lowerBound - warmUp)
+        guard first < frames.lowerBound else { return (frames.lowerBound, frames.lowerBound) }
+        return (probe.keyframes.filter { $0 <= first }.max() ?? 0, first)
+    }
+
     /// Stylizes `frames` into `output`. `audio`: copy the source's audio streams. Returns the
     /// number of frames written; for a part (`exactCount`) fewer frames than the range is an error.
+    ///
+    /// `smoothing`: each stylized frame goes through a `TemporalSmoothing`. Its output depends on
+    /// the `window` frames before it, so a range that does not start at frame 0 first decodes
+    /// from the keyframe before them (`decodeStart`), stylizes and smooths those frames without
+    /// writing them, then writes its own: a part's frames are the one-process run's frames.
     public func run(frames: Range<Int>, exactCount: Bool, audio: Bool, output: VideoOutput, tag: String,
+                    smoothing: TemporalSmoothing.Parameters? = nil,
                     transform: (Image) throws -> Image, progress: (Int) -> Void) throws -> Int {
         let name = PrintableText.escaping(probe.path)
+        let (decodeFrom, stylizeFrom) = decodeStart(frames: frames, warmUp: smoothing?.window ?? 0)
+        var smoother = smoothing.map(TemporalSmoothing.init)
         var decode = ["-hide_banner", "-loglevel", "error", "-nostats", "-nostdin"]
-        if frames.lowerBound > 0 { decode += ["-ss", seekArgument(frame: frames.lowerBound)] }
+        if decodeFrom > 0 { decode += ["-ss", seekArgument(frame: decodeFrom)] }
         decode += ["-i", probe.path, "-map", "0:v:0", "-fps_mode", "passthrough"]
-        if exactCount { decode += ["-frames:v", "\(frames.count)"] }
+        if exactCount { decode += ["-frames:v", "\(frames.upperBound - decodeFrom)"] }
         decode += ["-f", "yuv4mpegpipe", "-pix_fmt", "yuv420p", "-"]
         let reader = try VideoProcess(tools.ffmpeg, decode, pipe: .read)
         let y4m: Y4MReader
@@ -83,9 +100,14 @@ public struct VideoStylizer {
         var written = 0
         var failure: Error?
         do {
+            var index = decodeFrom
             while let frame = try y4m.next() {
+                index += 1
+                if index - 1 < stylizeFrom { continue }  // before the warm-up: decoded only to reach it
                 let image = YUVConversion.image(from: frame, fullRange: header.fullRange)
-                let styled = try transform(image)
+                var styled = try transform(image)
+                if smoother != nil { styled = smoother!.apply(input: image, stylized: styled) }
+                if index - 1 < frames.lowerBound { continue }  // the warm-up: smoothed, not written
                 try y4mWriter.write(YUVConversion.frame(from: styled, chroma: header.chroma, fullRange: header.fullRange))
                 written += 1
                 progress(written)
