@@ -84,6 +84,9 @@ struct StylizeCommand: ParsableCommand {
 
     func run() throws {
         let destination = (output ?? outputOption)!
+        if videoOptions.smooth != 0 && !VideoInput.isVideo(input) {
+            throw CommandFailure(message: "--smooth is for videos: a photo or a folder of photos has no frames to smooth over")
+        }
         if let saveStyle = paintings.saveStyle { try OutputPath(saveStyle).check() }
         let mix = try paintings.mix(style: style, limits: inputOptions.limits, verbose: deviceOptions.verbose)
         if inPlaceRectangle { return try runInPlace(mix: mix, destination: destination) }

@@ -104,6 +104,7 @@ final class StyleImageCLITests: XCTestCase {
         try refused(["--save-style", path("v.json")], "--save-style needs a painting")
         try refused(["--style-image", "\(strokes):-1"], "bad weight")
         try refused(["--style-image", "\(strokes):0"], "sum to zero")
+        try refused(["--style", "2", "--smooth", "0.5"], "--smooth is for videos")
     }
 
     /// A folder with a painting; the second run skips what it made, another painting redoes it.
