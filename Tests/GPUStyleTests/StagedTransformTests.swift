@@ -67,7 +67,7 @@ final class StagedTransformTests: GraphOpTestCase {
         let change = zip(full.rgb, source.rgb).map { abs($0 - $1) }.reduce(0, +) / Float(full.rgb.count)
         XCTAssertGreaterThan(change, 0.05)
         style.forcedTileFloats = 5_000
-        let tiled = try style.stylizeFullResolution(source, styleVector: vector, memoryBudget: 64 << 20)
+        let tiled = try style.stylizeFullResolution(source, styleVector: vector, memoryBudget: 256 << 20)
         XCTAssertGreaterThan(style.lastTileCount, 16 * 4)
         XCTAssertEqual(tiled.rgb, full.rgb)
         style.forcedTileFloats = nil
