@@ -75,6 +75,23 @@ final class StagedTransformTests: GraphOpTestCase {
         for i in stride(from: 0, to: half.rgb.count, by: 97) {
             XCTAssertEqual(half.rgb[i], 0.5 * full.rgb[i] + 0.5 * source.rgb[i], accuracy: 1e-6)
         }
+        // A 1024x768 picture under a budget that leaves a tile a quarter of its usual floats:
+        // the tiles shrink by themselves and the result stays the same.
+        let (w, h) = (1024, 768)
+        var rgb = [Float](repeating: 0, count: 3 * w * h)
+        for c in 0..<3 {
+            for y in 0..<h { for x in 0..<w { rgb[(c * h + y) * w + x] = source.rgb[(c * 100 + y % 100) * 150 + x % 150] } }
+        }
+        let big = Image(width: w, height: h, rgb: rgb)
+        let free = try style.stylizeFullResolution(big, styleVector: vector)
+        let usual = style.lastTileCount
+        let chain = try QuantizedChain(try ModelLibrary.builtin(ArbitraryStyle.builtInTransform).graph)
+        let maps = StagedTransform(backend: CPUBackend(weights: []), chain: chain).mapBytes(width: w, height: h)
+        let fixed = TilingLayout.programBytes + ArbitraryStyle.predictorBytes + max(4 * rgb.count + 3 * w * h, maps)
+        let quarterTile = 5 * 4 * (StagedTransform.Parameters().tileFloats / 4)
+        let snug = try style.stylizeFullResolution(big, styleVector: vector, memoryBudget: fixed + quarterTile)
+        XCTAssertGreaterThan(style.lastTileCount, 2 * usual, "smaller tiles under the budget")
+        XCTAssertEqual(snug.rgb, free.rgb)
         XCTAssertThrowsError(try style.stylizeFullResolution(source, styleVector: vector, memoryBudget: 100_000)) { error in
             XCTAssertTrue(error is TilingLayout.BudgetError, "\(error)")
         }

@@ -71,7 +71,6 @@ struct QuantizedChain {
             styleNodes.append(index)
         }
 
-        func node(_ index: Int?) -> NetworkGraph.Node? { index.map { graph.nodes[$0] } }
         func only(_ tensor: Int, _ what: String) throws -> NetworkGraph.Node {
             guard let list = readers[tensor], list.count >= 1 else { throw GraphError("tensor \(tensor) has no reader (\(what))") }
             guard list.count == 1 else { throw GraphError("tensor \(tensor) has \(list.count) readers where \(what) was expected") }
