@@ -36,8 +36,7 @@ enum GraphActivation {
                     let at = channel * plane + start, count = Int64(min(quantizedPiece, floats.upperBound - start))
                     gs_activation(x + at, b.map { UnsafePointer($0 + at) }, count, Int32(function.kind.rawValue),
                                   function.alpha, function.beta, slope, y + at)
-                    gs_fake_quant(y + at, y + at, count, quantize.scale, Float(quantize.zeroPoint), Float(quantize.low),
-                                  Float(quantize.high))
+                    quantize.apply(y + at, y + at, count: Int(count))
                 }
             }
         }

@@ -7,6 +7,11 @@ extension NetworkGraph.FakeQuantize {
         precondition(scale > 0 && scale.isFinite, "fake_quant: the scale is not positive")
         return (scale, Float(low) - Float(zeroPoint), Float(high) - Float(zeroPoint))
     }
+
+    /// `count` values of `x` fake-quantised into `y` (`gs_fake_quant`; `y` may be `x`).
+    func apply(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
+        gs_fake_quant(x, y, Int64(count), scale, Float(zeroPoint), Float(low), Float(high))
+    }
 }
 
 /// The `fake_quant` step (CKernels/fake_quant.c) on all cores.
@@ -15,8 +20,7 @@ enum GraphFakeQuant {
         precondition(step.input.shape == step.output.shape, "fake_quant: input and output shapes differ")
         let x = storage.pointer(step.input), y = storage.pointer(step.output), q = step.quantize
         ParallelFor.ranges(step.output.floatCount, grain: 1 << 15) { range in
-            gs_fake_quant(x + range.lowerBound, y + range.lowerBound, Int64(range.count), q.scale, Float(q.zeroPoint),
-                          Float(q.low), Float(q.high))
+            q.apply(x + range.lowerBound, y + range.lowerBound, count: range.count)
         }
     }
 }
