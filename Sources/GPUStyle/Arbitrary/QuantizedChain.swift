@@ -17,7 +17,7 @@ struct QuantizedChain {
     typealias Quantizer = NetworkGraph.FakeQuantize
 
     struct Layer {
-        /// The map this layer reads: `StagedTransform.picture` or an earlier layer's index.
+        /// The map this layer reads: `QuantizedChain.picture` or an earlier layer's index.
         let source: Int
         let upsample: Int
         let padding: Int
@@ -34,10 +34,6 @@ struct QuantizedChain {
         let inputChannels: Int
 
         var outputChannels: Int { convolution.outputChannels }
-        /// The quantisation of the map this layer leaves for the layers after it.
-        var outputQuantizer: Quantizer {
-            final?.quantizer ?? residual?.quantizer ?? norm.map { $0.parameters.quantizers[9] } ?? rawQuantizer
-        }
     }
 
     struct Norm {
@@ -51,6 +47,8 @@ struct QuantizedChain {
     let layers: [Layer]
     /// Computes every norm's γ and β from the style vector (its input, [n][1][1]).
     let parameterGraph: NetworkGraph
+    /// The style vector's shape.
+    let vectorShape: NetworkGraph.Shape
     let constants: ModelConstants
 
     /// The chain of `graph`, or an error naming the node that does not fit the pattern.
@@ -84,7 +82,6 @@ struct QuantizedChain {
         }
 
         var mapOfTensor: [Int: Int] = [graph.input: Self.picture]
-        var channelsOfMap: [Int: Int] = [Self.picture: 3]
         var layers: [Layer] = []
         var normTensors: [Int] = []
         var parameterCount = 0
@@ -99,6 +96,7 @@ struct QuantizedChain {
                   let padIndex = producer[graph.nodes[qIndex].inputs[0]],
                   case .pad(let padding, .reflect) = graph.nodes[padIndex].operation,
                   padding == .init(padding.top) else { throw fail("its input is not a fake-quantised reflect padding") }
+            guard c.kernelHeight <= 2 * padding.top + 1 else { throw fail("the padding does not keep the map's size") }
             var sourceTensor = graph.nodes[padIndex].inputs[0], upsample = 1
             var chainNodes = [qIndex, padIndex, index]
             if let resizeIndex = producer[sourceTensor], case .resize(.nearest, let scale) = graph.nodes[resizeIndex].operation {
@@ -119,8 +117,8 @@ struct QuantizedChain {
             chainNodes.append(producer[next.output]!)
             var output = next.output
             var norm: Norm?
-            var residual: (Int, Quantizer)?
-            var final: (Activation, Quantizer)?
+            var residual: (source: Int, quantizer: Quantizer)?
+            var final: (activation: Activation, quantizer: Quantizer)?
             if !relu, let reader = readers[output], reader.count == 1,
                case .quantizedInstanceNorm(let parameters) = graph.nodes[reader[0]].operation {
                 let normNode = graph.nodes[reader[0]]
@@ -150,14 +148,10 @@ struct QuantizedChain {
                 }
             }
             consumed.formUnion(chainNodes)
-            let layer = Layer(source: source, upsample: upsample, padding: padding.top, inputQuantizer: inputQuantizer,
-                              convolution: c, relu: relu, rawQuantizer: rawQuantizer, norm: norm,
-                              residual: residual.map { (source: $0.0, quantizer: $0.1) },
-                              final: final.map { (activation: $0.0, quantizer: $0.1) }, inputChannels: channelsOfMap[source]!)
-            guard c.kernelHeight <= 2 * padding.top + 1 else { throw fail("the padding does not keep the map's size") }
             mapOfTensor[output] = layers.count
-            channelsOfMap[layers.count] = c.outputChannels
-            layers.append(layer)
+            layers.append(Layer(source: source, upsample: upsample, padding: padding.top, inputQuantizer: inputQuantizer,
+                                convolution: c, relu: relu, rawQuantizer: rawQuantizer, norm: norm, residual: residual,
+                                final: final, inputChannels: source == Self.picture ? 3 : layers[source].outputChannels))
         }
         guard let last = layers.last, mapOfTensor[graph.output] == layers.count - 1, last.final != nil else {
             throw GraphError("the graph's output is not the last layer's quantised activation; not a quantised convolution chain")
@@ -172,13 +166,8 @@ struct QuantizedChain {
         var nodes = styleNodes.map { graph.nodes[$0] }
         let concatenated = graph.tensorCount
         nodes.append(.init(name: "gamma and beta", operation: .concat, inputs: normTensors, output: concatenated))
-        var parameterGraph = NetworkGraph(input: auxiliary.tensor, output: concatenated, tensorCount: graph.tensorCount + 1,
-                                          nodes: nodes, constants: graph.constants)
-        parameterGraph.auxiliaryInput = nil
-        self.parameterGraph = parameterGraph
-        self.vectorShape = auxiliary.shape
+        parameterGraph = NetworkGraph(input: auxiliary.tensor, output: concatenated, tensorCount: graph.tensorCount + 1,
+                                      nodes: nodes, constants: graph.constants)
+        vectorShape = auxiliary.shape
     }
-
-    /// The style vector's shape.
-    let vectorShape: NetworkGraph.Shape
 }

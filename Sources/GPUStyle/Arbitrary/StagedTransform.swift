@@ -29,9 +29,10 @@ final class StagedTransform {
     let backend: NetworkBackend
     let chain: QuantizedChain
     var parameters: Parameters
-    /// Tiles run by the last `stylize` (tests check that small budgets really tile).
+    /// Tiles run by the last `run` (tests check that small budgets really tile).
     private(set) var tilesRun = 0
     private var plans: [PlanKey: ExecutionPlan] = [:]
+    private var parameterPlan: ExecutionPlan?
 
     private struct PlanKey: Hashable {
         let layer: Int
@@ -79,18 +80,15 @@ final class StagedTransform {
     /// Fake quantisation of `values` as the graph's `fake_quant` step computes it.
     static func fakeQuantize(_ values: [Float], _ q: QuantizedChain.Quantizer) -> [Float] {
         var out = values
-        values.withUnsafeBufferPointer { x in
-            out.withUnsafeMutableBufferPointer { y in
-                gs_fake_quant(x.baseAddress!, y.baseAddress!, Int64(values.count), q.scale, Float(q.zeroPoint), Float(q.low),
-                              Float(q.high))
-            }
-        }
+        out.withUnsafeMutableBufferPointer { q.apply($0.baseAddress!, $0.baseAddress!, count: $0.count) }
         return out
     }
 
-    /// Every norm's γ and β for a style vector, from the chain's style part on the backend.
+    /// Every norm's γ and β for a style vector, from the chain's style part on the backend
+    /// (lowered on the first run: every picture of a folder reuses it).
     func normParameters(styleVector: [Float]) throws -> [Float] {
-        let plan = try GraphLowering.lower(chain.parameterGraph, input: chain.vectorShape)
+        if parameterPlan == nil { parameterPlan = try GraphLowering.lower(chain.parameterGraph, input: chain.vectorShape) }
+        let plan = parameterPlan!
         return try backend.run(plan, inputs: [.input: styleVector], normParameters: [], affine: nil, outputs: [.result])[.result]!
     }
 
@@ -207,7 +205,7 @@ final class StagedTransform {
                 let source = values + (c * height + ExecutionPlan.reflect(y, height)) * width
                 let row = bytes + c * map.plane + y * map.width
                 quantized.withUnsafeMutableBufferPointer { v in
-                    gs_fake_quant(source, v.baseAddress!, Int64(width), q.scale, Float(q.zeroPoint), Float(q.low), Float(q.high))
+                    q.apply(source, v.baseAddress!, count: width)
                     for x in 0..<map.width { row[x] = Map.byte(v[ExecutionPlan.reflect(x, width)], q) }
                 }
             }
