@@ -50,8 +50,7 @@ struct PaintingOptions: ParsableArguments {
     /// run, 20-30 ms), so a painting gives the same vector on every machine. Saves the
     /// paintings' vector when asked.
     func mix(style: String?, limits: DecodeLimits, verbose: Bool) throws -> StyleMix {
-        let builtIn = try StyleMix(parsing: style ?? "0")
-        guard givesPaintings else { return builtIn }
+        guard givesPaintings else { return try StyleMix(parsing: style ?? "0") }
         var paintings: [(name: String, vector: [Float], weight: Float)] = []
         let images = try Self.entries(styleImages)
         if !images.isEmpty {
@@ -65,13 +64,7 @@ struct PaintingOptions: ParsableArguments {
             let file = try StyleVectorFile.read(path: path)
             paintings.append((URL(fileURLWithPath: path).lastPathComponent, file.vector, weight))
         }
-        // --style 3 with paintings: the built-in style weighs 1 like an unweighted painting;
-        // --style 3:2 counts its weights' sum.
-        let builtInWeight: Float = style.map { text in
-            text.split(separator: ",").compactMap { $0.split(separator: ":").count == 2 ? Float($0.split(separator: ":")[1]) : 1 }
-                .reduce(0, +)
-        } ?? 0
-        let mix = try StyleMix(builtIn: style == nil ? nil : builtIn, builtInWeight: builtInWeight, paintings: paintings)
+        let mix = try StyleMix(builtIn: style, paintings: paintings)
         if let saveStyle, let vector = mix.paintingVector {
             try StyleVectorFile(sources: paintings.map(\.name), vector: vector).write(to: saveStyle)
         }

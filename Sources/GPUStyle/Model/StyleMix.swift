@@ -48,23 +48,24 @@ public struct StyleMix: Sendable, Equatable, CustomStringConvertible {
 
     private init(weights: [Float]) { self.weights = weights }
 
-    /// A mix of built-in styles (`builtIn`, weight `builtInWeight`, nil for none) and paintings
-    /// (`vector`, weight): weights are relative over both lists, as in `N:w,M:v`.
-    public init(builtIn: StyleMix?, builtInWeight: Float = 1,
-                paintings: [(name: String, vector: [Float], weight: Float)]) throws {
+    /// A mix of built-in styles (`builtIn`, as `--style` writes them: `3`, `3:2,12:1`; nil for
+    /// none) and paintings (`vector`, weight): weights are relative over both lists, so `3` with
+    /// one unweighted painting is half each, and `3:2` counts its weights' sum.
+    public init(builtIn text: String?, paintings: [(name: String, vector: [Float], weight: Float)]) throws {
         let lengths = Set(paintings.map(\.vector.count))
         guard lengths.count <= 1 else { throw ParseError(description: "style vectors of different lengths cannot be blended") }
-        let weights = paintings.map(\.weight) + (builtIn == nil ? [] : [builtInWeight])
+        let components = try text.map(Self.components(parsing:)) ?? []
+        let builtIn = try text.map { try StyleMix(components: components, text: $0) }
+        let builtInWeight = components.reduce(0) { $0 + $1.1 }
+        let weights = paintings.map(\.weight) + [builtInWeight]
         guard weights.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= Self.maximumWeight }) else {
             throw ParseError(description: "style weights must be numbers from 0 to \(Int(Self.maximumWeight))")
         }
-        let builtInCounted = builtIn == nil ? 0 : builtInWeight
         let total = weights.reduce(0, +)
         guard total > 0 else { throw ParseError(description: "style weights sum to zero") }
-        self.weights = builtInCounted > 0 ? builtIn!.weights : [Float](repeating: 0, count: StyleNetwork.styleCount)
+        self.weights = builtIn?.weights ?? [Float](repeating: 0, count: StyleNetwork.styleCount)
         self.paintings = paintings.filter { $0.weight > 0 }.map { .init(name: $0.name, vector: $0.vector, share: $0.weight / total) }
     }
-
 
     public struct ParseError: Error, CustomStringConvertible {
         public let description: String
@@ -76,6 +77,11 @@ public struct StyleMix: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `N`, or `N:w,M:v,...` (weights are normalised to sum to 1).
     public init(parsing text: String) throws {
+        try self.init(components: Self.components(parsing: text), text: text)
+    }
+
+    /// The (style, weight) pairs of `N` or `N:w,M:v,...`, weights as written.
+    static func components(parsing text: String) throws -> [(Int, Float)] {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         var components: [(Int, Float)] = []
         for part in parts {
@@ -92,7 +98,7 @@ public struct StyleMix: Sendable, Equatable, CustomStringConvertible {
             }
             components.append((index, weight))
         }
-        try self.init(components: components, text: text)
+        return components
     }
 
     /// The largest weight accepted for one style (weights are relative: 1 and 3 mean 25% and
