@@ -153,14 +153,7 @@ public final class ArbitraryStyle {
             photo.alpha = nil
         }
         var rgb = try staged.run(consume picture, width: w, height: h, styleVector: styleVector)
-        if keepsPhoto {
-            rgb.withUnsafeMutableBufferPointer { out in
-                photo.rgb.withUnsafeBufferPointer { original in
-                    PreservedColor.finish(out.baseAddress!, photo: original.baseAddress!, count: w * h, stride: w * h,
-                                          preserveColor: preserveColor, strength: strength)
-                }
-            }
-        }
+        if keepsPhoto { PreservedColor.finish(&rgb, photo: photo, preserveColor: preserveColor, strength: strength) }
         return Image(width: w, height: h, rgb: rgb, alpha: alpha)
     }
 

@@ -81,15 +81,7 @@ public final class Stylizer {
         var result = try stylize(copy image, mix: builtIn)
         let share = mix.builtInShare
         for i in result.rgb.indices { result.rgb[i] = share * result.rgb[i] + (1 - share) * painted.rgb[i] }
-        if strength != 1 || preserveColor {
-            let count = image.width * image.height
-            result.rgb.withUnsafeMutableBufferPointer { out in
-                image.rgb.withUnsafeBufferPointer { photo in
-                    PreservedColor.finish(out.baseAddress!, photo: photo.baseAddress!, count: count, stride: count,
-                                          preserveColor: preserveColor, strength: strength)
-                }
-            }
-        }
+        PreservedColor.finish(&result.rgb, photo: image, preserveColor: preserveColor, strength: strength)
         return result
     }
 
@@ -133,14 +125,7 @@ public final class Stylizer {
                 for x in 0..<w { rgb[(c * h + y) * w + x] = output[c * shape.planeStride + y * shape.width + x] }
             }
         }
-        if strength != 1 || preserveColor {
-            rgb.withUnsafeMutableBufferPointer { out in
-                image.rgb.withUnsafeBufferPointer { photo in
-                    PreservedColor.finish(out.baseAddress!, photo: photo.baseAddress!, count: w * h, stride: w * h,
-                                          preserveColor: preserveColor, strength: strength)
-                }
-            }
-        }
+        PreservedColor.finish(&rgb, photo: image, preserveColor: preserveColor, strength: strength)
         return Image(width: w, height: h, rgb: rgb, alpha: image.alpha)
     }
 }

@@ -35,4 +35,18 @@ enum PreservedColor {
             stylized[2 * stride + i] = strength * sb + keep * pb
         }
     }
+
+    /// The same on a whole stylized picture (three planes of `photo`'s size); nothing to do
+    /// when the colour is not kept and the strength is 1.
+    static func finish(_ stylized: inout [Float], photo: Image, preserveColor: Bool, strength: Float) {
+        guard strength != 1 || preserveColor else { return }
+        let count = photo.width * photo.height
+        precondition(stylized.count == 3 * count && photo.rgb.count == 3 * count, "three planes of the photo's size")
+        stylized.withUnsafeMutableBufferPointer { out in
+            photo.rgb.withUnsafeBufferPointer { original in
+                finish(out.baseAddress!, photo: original.baseAddress!, count: count, stride: count, preserveColor: preserveColor,
+                       strength: strength)
+            }
+        }
+    }
 }
