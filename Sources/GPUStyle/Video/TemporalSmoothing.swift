@@ -104,6 +104,7 @@ public struct TemporalSmoothing {
             width = input.width
             height = input.height
             order.removeAll()
+            // The old slots go before the new ones are allocated: never both at once.
             rgbSlots = []
             lumaSlots = []
             rgbSlots = [UInt8](repeating: 0, count: parameters.window * 3 * plane)
@@ -130,8 +131,9 @@ public struct TemporalSmoothing {
         var out = [Float](repeating: 0, count: lw * lh)
         image.rgb.withUnsafeBufferPointer { rgb in
             out.withUnsafeMutableBufferPointer { out in
+                let (wr, wg, wb) = PreservedColor.lumaWeights
                 ParallelFor.ranges(lh, grain: 16) { rows in
-                    func luma(_ i: Int) -> Float { 0.299 * rgb[i] + 0.587 * rgb[plane + i] + 0.114 * rgb[2 * plane + i] }
+                    func luma(_ i: Int) -> Float { wr * rgb[i] + wg * rgb[plane + i] + wb * rgb[2 * plane + i] }
                     for ly in rows {
                         let r0 = 2 * ly * w, r1 = min(2 * ly + 1, h - 1) * w
                         for lx in 0..<lw {

@@ -100,14 +100,15 @@ public struct VideoStylizer {
         var written = 0
         var failure: Error?
         do {
-            var index = decodeFrom
+            var next = decodeFrom
             while let frame = try y4m.next() {
-                index += 1
-                if index - 1 < stylizeFrom { continue }  // before the warm-up: decoded only to reach it
+                let index = next
+                next += 1
+                if index < stylizeFrom { continue }  // before the warm-up: decoded only to reach it
                 let image = YUVConversion.image(from: frame, fullRange: header.fullRange)
                 var styled = try transform(image)
                 if smoother != nil { styled = smoother!.apply(input: image, stylized: styled) }
-                if index - 1 < frames.lowerBound { continue }  // the warm-up: smoothed, not written
+                if index < frames.lowerBound { continue }  // the warm-up: smoothed, not written
                 try y4mWriter.write(YUVConversion.frame(from: styled, chroma: header.chroma, fullRange: header.fullRange))
                 written += 1
                 progress(written)
