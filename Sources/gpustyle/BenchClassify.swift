@@ -37,3 +37,18 @@ struct ClassifyBench {
         return rows
     }
 }
+
+/// The built-in classifier's plan and the bench photo prepared as its input (bench and profile
+/// time the same work).
+struct ClassifierPlan {
+    let classifier: ImageClassifier
+    let plan: ExecutionPlan
+    let input: [Float]
+
+    static func builtin(backend: NetworkBackend = CPUBackend(weights: [])) throws -> ClassifierPlan {
+        let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend)
+        let side = classifier.preprocessing.cropSide
+        return ClassifierPlan(classifier: classifier, plan: try classifier.lowered(),
+                              input: classifier.preprocessing.tensor(BenchInput.image(width: 2 * side, height: 2 * side)))
+    }
+}

@@ -10,6 +10,10 @@ struct BenchCommand: ParsableCommand {
 
     enum Paths: String, ExpressibleByArgument { case all, cpu, gpu }
 
+    @Option(help: ArgumentHelp("Time these networks alone on every path instead of the style network and the rectangle stages: a comma list of style, classify, faces, mesh, digits, text (text-det and text-rec), text-det, text-rec or all. Those that take a size (style, faces, text-det) run at each of --sizes, the others once at their fixed size; the graph networks from their prepared input tensor, the style network as `stylize` runs it (tiles where a picture does not fit the device).",
+                               valueName: "networks"))
+    var network: String?
+
     @Option(help: "Comma-separated WxH sizes.")
     var sizes: String = "256x256,512x512,640x480,1920x1080"
 
@@ -54,6 +58,14 @@ struct BenchCommand: ParsableCommand {
 
     func validate() throws {
         guard runs >= 1 && runs <= 1000 else { throw ValidationError("--runs must be between 1 and 1000") }
+        if let network {
+            do { _ = try BenchNetwork.parseList(network) } catch { throw ValidationError("--network: \(error)") }
+            let others = [(noNetwork, "--no-network"), (noRectangles, "--no-rectangles"), (classify, "--classify"), (finder, "--finder"),
+                          (digits != nil, "--digits"), (text, "--text")].filter(\.0).map(\.1)
+            if !others.isEmpty {
+                throw ValidationError("--network times the networks alone; it does not combine with \(others.joined(separator: ", "))")
+            }
+        }
         if (textPhoto != nil || textNetworksOnly) && !text {
             throw ValidationError("--text-photo and --text-networks-only need --text")
         }
@@ -77,6 +89,7 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         let mix = try StyleMix(style: style)
         try instructionSet.apply()
+        if let network { return try runNetworks(try BenchNetwork.parseList(network)) }
         var paths: [BenchPath] = []
         // Without the network, no backend is built: its setup (weights, pipelines) would only
         // add start-up time to a rectangles-only run.
@@ -129,4 +142,36 @@ struct BenchCommand: ParsableCommand {
                                  status: 1)
         }
     }
+
+    /// `--network`: `NetworkBench` on the paths --device names; fails (status 1) when a path's
+    /// output differs from the first path's by more than `networkTolerance`.
+    func runNetworks(_ networks: [BenchNetwork]) throws {
+        var paths: [NetworkBench.Path] = []
+        if device != .gpu { paths.append(.cpu()) }
+        if device != .cpu {
+            let vulkan = NetworkBench.Path.vulkan(options: .fromEnvironment())
+            if device == .gpu, let failure = vulkan.first(where: { $0.error != nil }), vulkan.allSatisfy({ $0.error != nil }) {
+                throw CommandFailure(message: "Vulkan unavailable: \(failure.error!)", status: 1)
+            }
+            paths += vulkan
+        }
+        let sizes = try parsedSizes()
+        var rows: [NetworkBench.Row] = []
+        for network in networks {
+            rows += try NetworkBench.run(network, sizes: sizes, paths: paths, runs: runs, style: style)
+        }
+        let report = NetworkBenchReport(paths: paths, rows: rows)
+        try StandardOutput.print(json ? try report.json() : report.table())
+        let disagreements = rows.filter { ($0.difference ?? 0) > Double(Self.networkTolerance) }
+            .map { String(format: "%@ %@ on %@: %.1e", $0.network.rawValue, $0.size, $0.path, $0.difference!) }
+        if !disagreements.isEmpty {
+            throw CommandFailure(message: "paths disagree (relative tolerance \(Self.networkTolerance)): "
+                                 + disagreements.joined(separator: "; "), status: 1)
+        }
+    }
+
+    /// The largest relative difference between two paths' outputs that `--network` accepts:
+    /// `Parity.tolerance`, the style network's (the graph networks' parity tests hold both paths
+    /// within 1e-3 of their references).
+    static let networkTolerance = Parity.tolerance
 }

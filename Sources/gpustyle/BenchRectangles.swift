@@ -12,7 +12,7 @@ struct RectangleBench {
         let path: String
         let seconds: [Double]
         var parity: String = "-"
-        var median: Double { medianOfSorted(seconds) }
+        var median: Double { BenchStatistics.median(seconds) }
     }
 
     let runs: Int

@@ -1,4 +1,5 @@
 import Foundation
+import GPUStyle
 
 /// Formats bench results for people (a table) and for scripts (JSON).
 struct BenchReport {
@@ -44,7 +45,7 @@ struct BenchReport {
         for row in rectangles {
             let cpu = rectangles.first { $0.work == row.work && $0.size == row.size && $0.path == "cpu" }
             table.append([row.work, row.size, row.path, String(format: "%.2f", row.seconds.first! * 1000),
-                          String(format: "%.2f", row.median * 1000), String(format: "%.2f", percentile95(row.seconds) * 1000),
+                          String(format: "%.2f", row.median * 1000), String(format: "%.2f", BenchStatistics.percentile95(row.seconds) * 1000),
                           cpu.map { String(format: "%.2fx", row.median / $0.median) } ?? "-", row.parity])
         }
         return TextTable.format(table)
@@ -71,37 +72,11 @@ struct BenchReport {
         }
         let rectangleRows: [[String: Any]] = rectangles.map { row in
             ["work": row.work, "size": row.size, "path": row.path, "min_ms": row.seconds.first! * 1000,
-             "median_ms": row.median * 1000, "p95_ms": percentile95(row.seconds) * 1000, "parity": row.parity]
+             "median_ms": row.median * 1000, "p95_ms": BenchStatistics.percentile95(row.seconds) * 1000, "parity": row.parity]
         }
         let object: [String: Any] = ["machine": ["cores": ProcessInfo.processInfo.activeProcessorCount], "paths": devices,
                                      "results": rows, "rectangles": rectangleRows]
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
-}
-
-enum TextTable {
-    /// Left-aligns the first two columns and right-aligns the others, two spaces apart.
-    static func format(_ rows: [[String]]) -> [String] {
-        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
-                if column == row.count - 1 { return cell }
-                return column < 2 ? cell + padding : padding + cell
-            }.joined(separator: "  ")
-        }
-    }
-}
-
-/// The median of sorted times (the mean of the middle two for an even count, as Python's
-/// statistics.median, so peer scripts and the bench agree on what "median" means).
-func medianOfSorted(_ sorted: [Double]) -> Double {
-    let n = sorted.count
-    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
-}
-
-/// The 95th percentile of sorted times (the largest of fewer than 20 runs).
-func percentile95(_ sorted: [Double]) -> Double {
-    sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
 }

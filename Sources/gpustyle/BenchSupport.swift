@@ -41,26 +41,6 @@ struct BenchPath {
     }
 }
 
-/// A deterministic, photo-like test input (smooth gradients plus texture), so every path and
-/// every run sees the same pixels.
-enum BenchInput {
-    static func image(width: Int, height: Int) -> Image {
-        var rgb = [Float](repeating: 0, count: 3 * width * height)
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        for c in 0..<3 {
-            for y in 0..<height {
-                for x in 0..<width {
-                    state = state &* 6364136223846793005 &+ 1442695040888963407
-                    let noise = Float(state >> 40) / Float(1 << 24)
-                    let smooth = 0.5 + 0.4 * sin(Float(x) * 0.02 + Float(c)) * cos(Float(y) * 0.015)
-                    rgb[(c * height + y) * width + x] = 0.8 * smooth + 0.2 * noise
-                }
-            }
-        }
-        return Image(width: width, height: height, rgb: rgb, alpha: nil)
-    }
-}
-
 struct BenchResult {
     let path: String
     let width: Int
@@ -85,8 +65,8 @@ struct BenchResult {
     }
 
     var minimum: Double { seconds.first! }
-    var median: Double { medianOfSorted(seconds) }
-    var p95: Double { percentile95(seconds) }
+    var median: Double { BenchStatistics.median(seconds) }
+    var p95: Double { BenchStatistics.percentile95(seconds) }
     var gflops: Double {
         let macs = StyleNetwork.macs(height: (height + 3) / 4 * 4, width: (width + 3) / 4 * 4)
         return 2 * Double(macs) / median / 1e9

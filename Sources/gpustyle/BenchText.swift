@@ -2,7 +2,7 @@ import Foundation
 import GPUStyle
 
 /// `gpustyle bench --text [--text-photo photo]`: `gpustyle text`'s work on one photo (a
-/// generated 1280x720 page of printed lines, or the photo given) on the CPU path and on Vulkan:
+/// generated 1280x720 page (`BenchInput.textPage`) of printed lines, or the photo given) on the CPU path and on Vulkan:
 /// the two networks alone (tools/bench_text_onnxruntime.py compares them with onnxruntime),
 /// detection alone (`TextReader.regions`), recognition of those regions alone
 /// (`TextReader.read(_:in:)`), and the whole read, each after a warm-up run; then where the
@@ -14,10 +14,9 @@ struct TextBench {
     let photo: String?
     /// Only the networks' rows.
     var networksOnly = false
-    static let width = 1280, height = 720
 
     func run(vulkan: VulkanContext?) throws -> [RectangleBench.Row] {
-        let image = try photo.map { try ImageIO.read(path: $0) } ?? Self.scene()
+        let image = try photo.map { try ImageIO.read(path: $0) } ?? BenchInput.textPage()
         let size = "\(image.width)x\(image.height)"
         var rows: [RectangleBench.Row] = []
         var reference: [String]?
@@ -32,7 +31,7 @@ struct TextBench {
                                            seconds: try bench.time { _ = try reader.detector.probabilities(scaled, width: pass.width,
                                                                                                         height: pass.height) }))
             let line = TextRecognitionNetwork.inputHeight, width = TextReader.Options().minimumRecognitionWidth
-            let crop = Self.lineCrop(image, width: width)
+            let crop = BenchInput.textLine(image, width: width)
             rows.append(RectangleBench.Row(work: "text rec network", size: "\(width)x\(line)", path: label,
                                            seconds: try bench.time { _ = try reader.recognizer.probabilities(crop, width: width) }))
             if networksOnly { continue }
@@ -84,58 +83,5 @@ struct TextBench {
         let multiple = TextDetectionNetwork.sideMultiple
         func round(_ s: Int) -> Int { max(multiple, Int((Double(s) * scale / Double(multiple)).rounded()) * multiple) }
         return (round(image.width), round(image.height))
-    }
-
-    /// The recogniser's input for the network rows and `profile --network text-rec`: the box
-    /// (5 %, 4 %) to (55 %, 13 %) of the photo (the generated page's heading) resized to
-    /// `width` x 48 (tools/bench_text_onnxruntime.py cuts the same box).
-    static func lineCrop(_ image: Image, width: Int) -> Image {
-        let x = image.width * 5 / 100, y = image.height * 4 / 100
-        return image.cropped(x: x, y: y, width: max(1, image.width / 2), height: max(1, image.height * 9 / 100))
-            .resized(width: width, height: TextRecognitionNetwork.inputHeight)
-    }
-
-    /// A light page with a heading and eleven lines of printed text (Latin letters, digits,
-    /// punctuation), slightly uneven light: the kind of scene `gpustyle text` reads.
-    static func scene() throws -> Image {
-        let renderer = try TextRenderer()
-        let plane = width * height
-        var rgb = [Float](repeating: 0, count: 3 * plane)
-        for y in 0..<height {
-            for x in 0..<width {
-                let light = 0.86 + 0.06 * Float(x) / Float(width) - 0.04 * Float(y) / Float(height)
-                rgb[y * width + x] = light
-                rgb[plane + y * width + x] = light - 0.01
-                rgb[2 * plane + y * width + x] = light - 0.04
-            }
-        }
-        let lines: [(String, Int)] = [
-            ("Quarterly report 2024", 48),
-            ("Revenue grew by 12.5% to $4.2 million in the third quarter,", 26),
-            ("driven by strong demand for our new product line (Model X-200).", 26),
-            ("Operating costs fell 3% after the move to the Leeds warehouse;", 26),
-            ("staff numbers stayed at 148. Orders shipped: 18,422 units.", 26),
-            ("Contact: sales@example.com or +44 20 7946 0958 before 30 June.", 26),
-            ("Next steps", 36),
-            ("1. Open two more shops in Bristol and York by March.", 26),
-            ("2. Cut delivery times from 5 days to 3 for 90% of orders.", 26),
-            ("3. Review prices of the 24 items sold below cost.", 26),
-            ("Page 3 of 12", 22),
-        ]
-        var top = 40
-        for (text, pixels) in lines {
-            let bitmap = try renderer.render(text, pixelSize: pixels)
-            let left = 70
-            for y in 0..<bitmap.height where top + y < height {
-                for x in 0..<bitmap.width where left + x < width {
-                    let a = Float(bitmap[x, y]) / 255
-                    guard a > 0 else { continue }
-                    let i = (top + y) * width + left + x
-                    for c in 0..<3 { rgb[c * plane + i] = rgb[c * plane + i] * (1 - a) + 0.12 * a }
-                }
-            }
-            top += bitmap.height + pixels / 2 + 8
-        }
-        return Image(width: width, height: height, rgb: rgb)
     }
 }

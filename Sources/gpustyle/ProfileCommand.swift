@@ -15,25 +15,14 @@ struct ProfileCommand: ParsableCommand {
     )
 
     enum Paths: String, ExpressibleByArgument { case all, cpu, gpu }
-    enum Network: String, ExpressibleByArgument {
-        case style, classify, faces, mesh
-        case textDetection = "text-det", textRecognition = "text-rec"
-
-        /// The input size when --size is not given (WxH).
-        var defaultSize: String {
-            switch self {
-            case .textDetection: "960x544"  // a 16:9 photo at `gpustyle text`'s 960-px pass
-            case .textRecognition: "320x48"  // PaddleOCR's recogniser input (the crops' least width)
-            default: "512x512"
-            }
-        }
-    }
-
     @Option(help: "Which paths to profile: all, cpu or gpu.")
     var device: Paths = .all
 
-    @Option(help: "Which network: style (the 26-style network at --size), classify (the built-in MobileNetV2 at 224x224), faces (the RetinaFace face detector, one pass at --size rounded up to multiples of 32), mesh (the 468-point face landmark model at 192x192), text-det (PP-OCRv6 tiny's text detector, one pass at --size rounded up to multiples of 32; default 960x544) or text-rec (its recogniser on a 48-pixel-high line --size's width wide, rounded up to a multiple of 8; default 320x48).")
-    var network: Network = .style
+    @Option(name: .customLong("gpu-id"), help: "The Vulkan device to profile (an index from `gpustyle devices`); default: the one the commands pick (discrete > integrated > virtual > cpu).")
+    var gpuID: Int?
+
+    @Option(help: "Which network: style (the 26-style network at --size), classify (the built-in MobileNetV2 at 224x224), faces (the RetinaFace face detector, one pass at --size rounded up to multiples of 32), mesh (the 468-point face landmark model at 192x192), digits (the note-digit network on one 28x28 glyph), text-det (PP-OCRv6 tiny's text detector, one pass at --size rounded up to multiples of 32; default 960x544) or text-rec (its recogniser on a 48-pixel-high line --size's width wide, rounded up to a multiple of 8; default 320x48).")
+    var network: BenchNetwork = .style
 
     @Option(help: "Input size WxH (style: rounded up to multiples of 4; default 512x512, text-det 960x544, text-rec 320x48).")
     var size: String?
@@ -67,6 +56,7 @@ struct ProfileCommand: ParsableCommand {
         guard (0..<StyleNetwork.styleCount).contains(style) else {
             throw ValidationError("--style must be between 0 and \(StyleNetwork.styleCount - 1)")
         }
+        if gpuID != nil && device == .cpu { throw ValidationError("--gpu-id picks a Vulkan device; --device cpu profiles none") }
         if photo != nil && network != .textDetection && network != .textRecognition {
             throw ValidationError("--photo is for --network text-det and text-rec")
         }
@@ -81,7 +71,12 @@ struct ProfileCommand: ParsableCommand {
     }
 
     func parsedSize() throws -> (width: Int, height: Int) {
-        let size = self.size ?? network.defaultSize
+        // classify, mesh and digits run at their fixed size.
+        guard network.takesSize || network == .textRecognition else {
+            if size != nil { throw ValidationError("--size is for --network style, faces, text-det and text-rec; \(network.rawValue) runs at its fixed size") }
+            return network.defaultSize
+        }
+        let size = self.size ?? "\(network.defaultSize.width)x\(network.defaultSize.height)"
         let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
               w >= StyleNetwork.minimumInputSide, h >= StyleNetwork.minimumInputSide, w * h <= 16_000_000 else {
@@ -96,51 +91,10 @@ struct ProfileCommand: ParsableCommand {
     func run() throws {
         for path in [trace, plot].compactMap({ $0 }) { try Self.checkOutput(path) }
         try instructionSet.apply()
-        let model = try StyleModel.bundled()
-        let plan: ExecutionPlan
-        let inputs: [ExecutionPlan.Buffer: [Float]]
-        let parameters: [Float]
-        switch network {
-        case .style:
-            let (w, h) = try parsedSize()
-            plan = try model.plan(height: (h + 3) / 4 * 4, width: (w + 3) / 4 * 4)
-            inputs = [.input: Self.input(plan)]
-            parameters = model.normParameters(for: try StyleMix(style: style))
-        case .classify:
-            let classifier = try ClassifierPlan.builtin()
-            plan = classifier.plan
-            inputs = [.input: classifier.input]
-            parameters = []
-        case .faces, .mesh:
-            // A photo-like input in [0, 1] (the detector's normalisation is outside its graph:
-            // the value range does not change the work).
-            let (w, h) = network == .faces ? try parsedSize() : (FaceLandmarker.side, FaceLandmarker.side)
-            let side = network == .faces ? 32 : 1
-            let shape = NetworkGraph.Shape(channels: 3, height: (h + side - 1) / side * side, width: (w + side - 1) / side * side)
-            let graph = try ModelLibrary.builtin(network == .faces ? FaceDetector.builtInModel : FaceLandmarker.builtInModel).graph
-            plan = try GraphLowering.lower(graph, input: shape)
-            inputs = [.input: BenchInput.image(width: shape.width, height: shape.height).rgb]
-            parameters = []
-        case .textDetection, .textRecognition:
-            // What `gpustyle text` runs: the detector on a photo at sides rounded up to
-            // multiples of 32, the recogniser on a 48-pixel-high line, normalised as the model
-            // says. A page of text, not noise: GELU's erf is slower where its exp underflows.
-            let (w, h) = try parsedSize()
-            let detection = network == .textDetection
-            let side = detection ? TextDetectionNetwork.sideMultiple : TextRecognitionNetwork.stepWidth
-            let shape = NetworkGraph.Shape(channels: 3, height: (h + side - 1) / side * side, width: (w + side - 1) / side * side)
-            let model = try ModelLibrary.builtin(detection ? TextDetectionNetwork.builtInModel : TextRecognitionNetwork.builtInModel)
-            plan = try GraphLowering.lower(model.graph, input: shape)
-            let image: Image
-            if let photo {
-                image = try ImageIO.read(path: photo).resized(width: shape.width, height: shape.height)
-            } else {
-                let page = try TextBench.scene()
-                image = detection ? page.resized(width: shape.width, height: shape.height) : TextBench.lineCrop(page, width: shape.width)
-            }
-            inputs = [.input: Self.normalised(image, model.metadata)]
-            parameters = []
-        }
+        let (width, height) = try parsedSize()
+        let workload = try NetworkWorkload.make(network, width: width, height: height, style: style,
+                                                photo: try photo.map { try ImageIO.read(path: $0) })
+        let plan = workload.plan, inputs = workload.inputs, parameters = workload.normParameters
         var reports: [ProfileReport] = []
         var notes: [String] = []
         var chrome = ChromeTrace()
@@ -155,14 +109,14 @@ struct ProfileCommand: ParsableCommand {
         }
 
         if device != .gpu {
-            let cpu = CPUBackend(weights: network == .style ? model.convolutions : [])
+            let cpu = CPUBackend(weights: workload.convolutions)
             try profile("cpu", cpu, limits: { skipLimits ? nil : MicroBenchmarks.cpu() }, pid: 1, track: "calling thread (kernels on all cores)")
         }
         if device != .cpu {
             do {
                 let options = ComputeOptions.fromEnvironment()
-                let context = try VulkanContext(options: options)
-                let vulkan = try VulkanBackend(context: context, weights: network == .style ? model.convolutions : [],
+                let context = try VulkanContext(deviceIndex: gpuID, options: options)
+                let vulkan = try VulkanBackend(context: context, weights: workload.convolutions,
                                                options: VulkanBackend.Options(options))
                 try profile("vulkan", vulkan, limits: { skipLimits ? nil : try MicroBenchmarks.vulkan(vulkan) },
                             pid: 2, track: "compute queue")
@@ -183,26 +137,6 @@ struct ProfileCommand: ParsableCommand {
         } else {
             try StandardOutput.print((reports.map(Self.table) + notes).joined(separator: "\n\n"))
         }
-    }
-
-    /// `image`'s channels as a model file's metadata normalises them ((x - mean) / std).
-    static func normalised(_ image: Image, _ metadata: ModelFile.Metadata) -> [Float] {
-        let mean = metadata.mean ?? [0, 0, 0], std = metadata.std ?? [1, 1, 1]
-        let plane = image.width * image.height
-        return image.rgb.enumerated().map { i, x in (x - mean[i / plane]) / std[i / plane] }
-    }
-
-    /// The bench command's deterministic photo-like input, laid out as the plan's input buffer.
-    static func input(_ plan: ExecutionPlan) -> [Float] {
-        let shape = plan.inputShape
-        let image = BenchInput.image(width: shape.width, height: shape.height)
-        var input = [Float](repeating: 0, count: plan.bufferFloats[.input]!)
-        for c in 0..<3 {
-            for i in 0..<(shape.height * shape.width) {
-                input[c * shape.planeStride + i] = image.rgb[c * shape.height * shape.width + i]
-            }
-        }
-        return input
     }
 
     /// Steps listed by time above the per-kind table, for plans of more than twice as many steps.
@@ -247,17 +181,4 @@ struct ProfileCommand: ParsableCommand {
     }
 }
 
-/// The built-in classifier's plan and the bench photo prepared as its input (bench and profile
-/// time the same work).
-struct ClassifierPlan {
-    let classifier: ImageClassifier
-    let plan: ExecutionPlan
-    let input: [Float]
-
-    static func builtin(backend: NetworkBackend = CPUBackend(weights: [])) throws -> ClassifierPlan {
-        let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend)
-        let side = classifier.preprocessing.cropSide
-        return ClassifierPlan(classifier: classifier, plan: try classifier.lowered(),
-                              input: classifier.preprocessing.tensor(BenchInput.image(width: 2 * side, height: 2 * side)))
-    }
-}
+extension BenchNetwork: ExpressibleByArgument {}

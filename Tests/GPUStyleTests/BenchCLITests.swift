@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import GPUStyle
 
 /// `gpustyle bench --no-network`: the rectangle rows alone, which tools/bench-vs-peers times
 /// against OpenCV without paying for the network runs.
@@ -128,5 +129,66 @@ final class BenchCLITests: XCTestCase {
         XCTAssertEqual(bad.status, 2, bad.stderr)
         XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("--isa"), bad.stderr)
+    }
+
+    /// `bench --network all`: every network on the CPU path and on each Vulkan device (lavapipe
+    /// here), the networks that take a size at each of --sizes (rounded as they run: style to
+    /// multiples of 4, faces and text-det to 32), the others once at their fixed size; times
+    /// positive and ordered, GFLOP/s the network's FLOPs over the median, "vs cpu" the ratio of
+    /// medians, and every Vulkan output within the tolerance of the CPU path's.
+    func testNetworkRowsOnEveryPath() throws {
+        let result = try TestProcess.gpustyle(["bench", "--network", "all", "--sizes", "64x64,100x70", "--runs", "2", "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let paths = try XCTUnwrap(object["paths"] as? [[String: Any]])
+        let usable = paths.filter { $0["error"] == nil }.map { $0["path"] as! String }
+        XCTAssertEqual(usable.first, "cpu")
+        XCTAssertTrue(usable.contains { $0.hasPrefix("vulkan") }, "lavapipe is a Vulkan path here: \(paths)")
+        let rows = try XCTUnwrap(object["networks"] as? [[String: Any]])
+        let expected = ["style 64x64", "style 100x72", "classify 224x224", "faces 64x64", "faces 128x96", "mesh 192x192",
+                        "digits 28x28", "text-det 64x64", "text-det 128x96", "text-rec 320x48"]
+        for path in usable {
+            let mine = rows.filter { $0["path"] as? String == path }
+            XCTAssertEqual(mine.map { "\($0["network"]!) \($0["size"]!)" }.sorted(), expected.sorted(), path)
+        }
+        for row in rows {
+            let what = "\(row["network"]!) \(row["size"]!) \(row["path"]!)"
+            XCTAssertNil(row["error"], what)
+            let first = row["first_ms"] as? Double ?? 0, least = row["min_ms"] as? Double ?? 0
+            let median = row["median_ms"] as? Double ?? 0, p95 = row["p95_ms"] as? Double ?? 0
+            XCTAssertTrue(first > 0 && least > 0 && least <= median && median <= p95, "\(what): \(row)")
+            XCTAssertEqual(row["runs"] as? Int, 2, what)
+            let flops = row["flops"] as? Double ?? 0
+            XCTAssertGreaterThan(flops, 0, what)
+            XCTAssertEqual(row["gflops"] as? Double ?? 0, flops / (median * 1e6), accuracy: 1e-9 * flops, what)
+            let cpu = try XCTUnwrap(rows.first { $0["path"] as? String == "cpu" && $0["network"] as? String == row["network"] as? String
+                                                   && $0["size"] as? String == row["size"] as? String })
+            XCTAssertEqual(row["vs_cpu"] as? Double ?? 0, median / (cpu["median_ms"] as! Double), accuracy: 1e-9, what)
+            if row["path"] as? String == "cpu" {
+                XCTAssertNil(row["difference"], "the CPU path is the reference: \(what)")
+            } else {
+                XCTAssertLessThanOrEqual(try XCTUnwrap(row["difference"] as? Double, what), 1e-2, what)
+            }
+        }
+        // The style network's FLOPs are the plan's at the rounded size: 4x the pixels, 4x the work.
+        let style = rows.filter { $0["network"] as? String == "style" && $0["path"] as? String == "cpu" }
+        XCTAssertEqual(style.map { $0["flops"] as! Double }[0] * 4,
+                       Double(try NetworkWorkload.make(.style, width: 128, height: 128).flops), accuracy: 1)
+
+        let table = try TestProcess.gpustyle(["bench", "--network", "digits,mesh", "--device", "cpu", "--runs", "1"])
+        XCTAssertEqual(table.status, 0, table.stderr)
+        let lines = String(decoding: table.stdout, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("digits 28x28") || $0.hasPrefix("mesh 192x192") }.count, 2, "\(lines)")
+    }
+
+    /// --network's refusals: an unknown name, and the old per-work flags beside it (status 2,
+    /// one line).
+    func testNetworkRefusals() throws {
+        for arguments in [["--network", "faces,tpu"], ["--network", ""], ["--network", "faces", "--classify"],
+                          ["--network", "style", "--no-rectangles"]] {
+            let result = try TestProcess.gpustyle(["bench"] + arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        }
     }
 }

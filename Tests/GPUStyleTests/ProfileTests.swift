@@ -165,4 +165,67 @@ final class ProfileTests: XCTestCase {
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
         }
     }
+
+    /// `profile --network` for every network on both paths: the same columns on the CPU path
+    /// (step times) and on Vulkan (dispatch timestamps per step), every step timed, the graph
+    /// networks' steps the same on both paths, and the totals consistent (steps and kinds sum
+    /// to the steps' total; GFLOP/s and GB/s are the step's FLOPs and bytes over its time).
+    func testEveryNetworkHasTheSameColumnsOnBothPaths() throws {
+        let networks: [(BenchNetwork, [String])] = [(.style, ["--size", "64x64"]), (.classify, []), (.faces, ["--size", "64x64"]),
+                                                     (.mesh, []), (.digits, []), (.textDetection, ["--size", "64x64"]),
+                                                     (.textRecognition, ["--size", "64x48"])]
+        for (network, size) in networks {
+            let run = try TestProcess.gpustyle(["profile", "--network", network.rawValue, "--runs", "1", "--skip-limits", "--json"] + size)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+            let reports = try XCTUnwrap(object["reports"] as? [[String: Any]])
+            XCTAssertEqual(reports.map { $0["path"] as? String }, ["cpu", "vulkan"], "\(network): \(object["notes"] ?? "")")
+            var stepKinds: [[String]] = []
+            for report in reports {
+                let what = "\(network) \(report["path"]!)"
+                let steps = try XCTUnwrap(report["steps"] as? [[String: Any]], what)
+                let kinds = try XCTUnwrap(report["kinds"] as? [[String: Any]], what)
+                XCTAssertEqual(Set(steps.flatMap(\.keys)), ["step", "layer", "kind", "count", "ms", "share", "gflops", "gbps", "flops",
+                                                            "bytes", "intensity"], what)
+                XCTAssertTrue(steps.allSatisfy { ($0["ms"] as? Double ?? 0) > 0 && ($0["bytes"] as? Double ?? 0) > 0 }, what)
+                for step in steps where (step["flops"] as? Double ?? 0) > 0 {
+                    let ms = step["ms"] as! Double
+                    XCTAssertEqual(step["gflops"] as! Double, step["flops"] as! Double / (ms * 1e6), accuracy: 1e-6, what)
+                    XCTAssertEqual(step["gbps"] as! Double, step["bytes"] as! Double / (ms * 1e6), accuracy: 1e-6, what)
+                }
+                let total = try XCTUnwrap(report["steps_ms"] as? Double)
+                XCTAssertEqual(steps.reduce(0) { $0 + ($1["ms"] as! Double) }, total, accuracy: 1e-6 * total, what)
+                XCTAssertEqual(kinds.reduce(0) { $0 + ($1["ms"] as! Double) }, total, accuracy: 1e-6 * total, what)
+                XCTAssertEqual(kinds.reduce(0) { $0 + ($1["count"] as! Int) }, steps.count, what)
+                XCTAssertLessThanOrEqual(total, (report["wall_ms"] as? Double ?? 0) * 1.0001, what)
+                stepKinds.append(steps.map { "\($0["kind"]!) \($0["layer"]!)" })
+            }
+            // The style network's Vulkan plan runs a fused convolution's parts as steps of their own.
+            if network != .style { XCTAssertEqual(stepKinds[0], stepKinds[1], "\(network): the same steps on both paths") }
+            XCTAssertNotNil(reports[1]["device_ms"], "\(network): the Vulkan path's device span")
+        }
+    }
+
+    /// With the limits measured (no --skip-limits), every step on both paths is placed on its
+    /// device's roofline: a bound and a positive fraction of that limit.
+    func testDigitsProfileAgainstMeasuredLimits() throws {
+        let run = try TestProcess.gpustyle(["profile", "--network", "digits", "--runs", "2", "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let reports = try XCTUnwrap((try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])?["reports"] as? [[String: Any]])
+        XCTAssertEqual(reports.map { $0["path"] as? String }, ["cpu", "vulkan"])
+        for report in reports {
+            XCTAssertEqual(report["size"] as? String, "28x28")
+            let limits = try XCTUnwrap(report["limits"] as? [String: Any])
+            XCTAssertGreaterThan(limits["peak_gflops"] as? Double ?? 0, 0)
+            XCTAssertGreaterThan(limits["copy_gbps"] as? Double ?? 0, 0)
+            let steps = try XCTUnwrap(report["steps"] as? [[String: Any]])
+            XCTAssertFalse(steps.isEmpty)
+            for step in steps {
+                XCTAssertTrue(["compute", "memory"].contains(step["bound"] as? String ?? ""), "\(step)")
+                XCTAssertGreaterThan(step["fraction_of_limit"] as? Double ?? 0, 0, "\(step)")
+            }
+        }
+        let sized = try TestProcess.gpustyle(["profile", "--network", "digits", "--size", "64x64"])
+        XCTAssertEqual(sized.status, 2, "digits runs at its fixed size: \(sized.stderr)")
+    }
 }
