@@ -4,10 +4,16 @@ import XCTest
 
 /// Shared helpers of the Vulkan tests (kept in a Vulkan*Tests file so they travel with them).
 enum VulkanTesting {
+    /// The device the Vulkan tests run on: GPUSTYLE_TEST_VULKAN_DEVICE=index (an index from
+    /// `gpustyle devices`; tools/gpu-report --gpu-id sets it), else the library's own choice
+    /// (discrete > integrated > virtual > cpu). Only the tests read it: the library reads no
+    /// environment.
+    static var deviceIndex: Int? { ProcessInfo.processInfo.environment["GPUSTYLE_TEST_VULKAN_DEVICE"].flatMap { Int($0) } }
+
     /// A fresh context with the validation layer on, or a skip when this machine has no Vulkan.
     static func context() throws -> VulkanContext {
         do {
-            return try VulkanContext(validation: true)
+            return try VulkanContext(deviceIndex: deviceIndex, validation: true)
         } catch let error as VulkanError {
             if case .loaderMissing = error { throw XCTSkip("no Vulkan loader: \(error)") }
             if case .noDevice = error { throw XCTSkip("no Vulkan device") }
