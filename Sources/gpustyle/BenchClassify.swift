@@ -18,12 +18,14 @@ struct ClassifyBench {
     func run(vulkan: VulkanContext?) throws -> [RectangleBench.Row] {
         var rows: [RectangleBench.Row] = []
         var reference: [Float]?
+        // The input `profile --network classify` and `bench --network classify` run on.
+        let input = try NetworkWorkload.make(.classify, width: 0, height: 0).inputs[.input]!
         for (label, backend) in try Self.networkBackends(vulkan: vulkan) {
-            let setup = try ClassifierPlan.builtin(backend: backend)
-            let side = setup.classifier.preprocessing.cropSide
+            let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend)
+            let side = classifier.preprocessing.cropSide
             var probabilities: [Float] = []
             let seconds = try RectangleBench(runs: runs).time {
-                probabilities = try setup.classifier.probabilities(tensor: setup.input)
+                probabilities = try classifier.probabilities(tensor: input)
             }
             var row = RectangleBench.Row(work: "classify", size: "\(side)x\(side)", path: label, seconds: seconds)
             if let reference {
@@ -35,20 +37,5 @@ struct ClassifyBench {
             rows.append(row)
         }
         return rows
-    }
-}
-
-/// The built-in classifier's plan and the bench photo prepared as its input (bench and profile
-/// time the same work).
-struct ClassifierPlan {
-    let classifier: ImageClassifier
-    let plan: ExecutionPlan
-    let input: [Float]
-
-    static func builtin(backend: NetworkBackend = CPUBackend(weights: [])) throws -> ClassifierPlan {
-        let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: backend)
-        let side = classifier.preprocessing.cropSide
-        return ClassifierPlan(classifier: classifier, plan: try classifier.lowered(),
-                              input: classifier.preprocessing.tensor(BenchInput.image(width: 2 * side, height: 2 * side)))
     }
 }
