@@ -12,6 +12,7 @@ same network on the same input size.
     python3 tools/bench_faces_onnxruntime.py [--gpustyle .build/release/gpustyle] [--onnx FILE]
         [--package-root DIR] [--sizes 1920x1088,2560x1440] [--rounds 5] [--runs 10] [--json]
         [--baseline OTHER_GPUSTYLE]   # a second binary (e.g. the build before a change) in the same rotation
+        [--one-core]                  # both on processor 0 (taskset), onnxruntime with one intra-op thread
 
 Each round runs, per size, as separate processes and in an order rotated every round,
     gpustyle profile --network faces --size WxH --device cpu --runs N --json --skip-limits
@@ -39,11 +40,14 @@ def parse_size(text):
     return width, height
 
 
-def onnxruntime_worker(path, size, runs):
+def onnxruntime_worker(path, size, runs, threads):
     import numpy as np
     import onnxruntime as ort
     width, height = parse_size(size)
-    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
     x = np.random.default_rng(0).standard_normal((1, 3, height, width)).astype(np.float32)
     session.run(None, {name: x})
@@ -72,11 +76,15 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--one-core", action="store_true",
+                   help="run every process on processor 0 (taskset -c 0), onnxruntime with intra_op_num_threads = 1: "
+                        "on a shared machine one core each is less at the mercy of the neighbours' load")
+    p.add_argument("--threads", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--onnxruntime-worker", metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--size", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.onnxruntime_worker:
-        return onnxruntime_worker(args.onnxruntime_worker, args.size, args.runs)
+        return onnxruntime_worker(args.onnxruntime_worker, args.size, args.runs, args.threads)
 
     onnx_path = args.onnx
     if not onnx_path:
@@ -102,6 +110,9 @@ def main():
             }
             if args.baseline:
                 commands["baseline"] = [args.baseline] + commands["gpustyle"][1:]
+            if args.one_core:
+                commands["onnxruntime"] += ["--threads", "1"]
+                commands = {k: ["taskset", "-c", "0"] + v for k, v in commands.items()}
             order = list(commands)
             for name in order[round_index % 2:] + order[:round_index % 2]:
                 out = subprocess.run(commands[name], check=True, capture_output=True, text=True).stdout
@@ -124,7 +135,8 @@ def main():
     if args.json:
         print(json.dumps({"rounds": args.rounds, "runs": args.runs, "device": device, "rows": rows}, indent=1))
         return
-    print(f"faces, one pass; median over {args.rounds} rounds of each process's median of {args.runs} runs; {device}")
+    cores = "one core each" if args.one_core else "all cores"
+    print(f"faces, one pass; median over {args.rounds} rounds of each process's median of {args.runs} runs; {cores}; {device}")
     print(f"{'size':<12}{'side':<10}{'gpustyle ms':>12}{'onnxruntime ms':>16}{'ratio':>8}  rounds' ratios")
     for row in rows:
         spread = f"{min(row['round_ratios']):.2f}-{max(row['round_ratios']):.2f}"
