@@ -92,6 +92,9 @@ CASES = {
     "direct_s2_rgb_odd": (3, 33, 71, 8, (3, 3), (2, 2), (1, 1, 1, 1), 1, True, LEAKY, 0.1, 0, 4),
     "direct_s2_same_upper": (5, 16, 68, 12, (3, 3), (2, 2), (0, 0, 1, 1), 1, True, RELU6, 0, 0, 4),
     "direct_s1_16_16_prelu": (16, 6, 33, 16, (3, 3), (1, 1), (1, 1, 1, 1), 1, False, PRELU, 0, 0, 4),
+    # the CPU's Winograd kind (6: 3x3, stride 1, padded by 1, 16+ channels, 64+ columns): 6 rows
+    # (a partial tile row), 270 columns (68 tiles: two groups), 18 outputs (a partial block)
+    "winograd_16_18_wide": (16, 6, 270, 18, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, PRELU, 0, 0, 2),
 }
 
 TRANSPOSED = {
