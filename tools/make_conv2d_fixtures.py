@@ -84,6 +84,17 @@ CASES = {
     # the channel-vectorised kernel on 25 pixels: a full 14-pixel run, then 11 (from a padded
     # copy of the last input pixels); 40 outputs (a block of 32 and one of 8)
     "pointwise_small_plane_300_40": (300, 5, 5, 40, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, HARD_SWISH, 0, 0, 8),
+    # the CPU's direct 3x3 kernel (kind 5) on rows of several pixel blocks and a partial last
+    # one (70 = 2 x 32 + 6 on AVX-512), output channels not a multiple of its 8-channel blocks;
+    # RetinaFace's first layer (3 -> 8, stride 2) on an odd width; stride 2 padded only at the
+    # bottom and right; the context modules' 16 -> 16 with PReLU
+    "direct_s1_24_20": (24, 9, 70, 20, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, LEAKY, 0.1, 0, 1),
+    "direct_s2_rgb_odd": (3, 33, 71, 8, (3, 3), (2, 2), (1, 1, 1, 1), 1, True, LEAKY, 0.1, 0, 4),
+    "direct_s2_same_upper": (5, 16, 68, 12, (3, 3), (2, 2), (0, 0, 1, 1), 1, True, RELU6, 0, 0, 4),
+    "direct_s1_16_16_prelu": (16, 6, 33, 16, (3, 3), (1, 1), (1, 1, 1, 1), 1, False, PRELU, 0, 0, 4),
+    # the CPU's Winograd kind (6: 3x3, stride 1, padded by 1, 16+ channels, 64+ columns): 6 rows
+    # (a partial tile row), 270 columns (68 tiles: two groups), 18 outputs (a partial block)
+    "winograd_16_18_wide": (16, 6, 270, 18, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, PRELU, 0, 0, 2),
 }
 
 TRANSPOSED = {

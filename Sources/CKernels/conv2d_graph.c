@@ -10,9 +10,12 @@
 #include "inverted_residual.h"
 #include "activation.h"
 #include "fake_quant.h"
+#include "gs_memory.h"
+#include "gs_winograd.h"
 #include "simd.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -37,6 +40,51 @@
 
 static inline int cdiv(int a, int b) { return (a + b - 1) / b; }
 
+/// Kind 5 (the direct 3x3 kernel, conv2d_graph_direct_body.inc): the widest pixel block of any
+/// instruction set's micro-kernel (AVX-512: 2 x 16) and the largest per-thread copy of a task's
+/// input rows it takes: 4 MB (64 channels of a 4096-pixel-wide map need 3.1 MB); wider maps run
+/// as GEMMs.
+#define GS_DIRECT_MAX_NR 32
+#define GS_DIRECT_MAX_SCRATCH_BYTES ((int64_t)4 << 20)
+
+/// Floats of one phase of a copied input row: the pixel blocks' last lane at the last tap.
+static int gs_direct_row_length(const gs_conv2d_params *p) {
+    return cdiv(p->out_width, GS_DIRECT_MAX_NR) * GS_DIRECT_MAX_NR + (p->kernel_width - 1) / p->stride_x;
+}
+
+/// Floats of a direct task's copied rows: kernel_height rows of stride_x phases per input channel.
+static int64_t gs_direct_scratch_floats(const gs_conv2d_params *p) {
+    return (int64_t)p->in_channels * p->kernel_height * p->stride_x * gs_direct_row_length(p);
+}
+
+/// Kind 6 (Winograd's F(4x4, 3x3) through gs_winograd_run): 3x3, stride 1, padded by 1 on every
+/// side, at least this many input and output channels and output columns. One core, warm, thread
+/// CPU time (AMD EPYC Zen 4), direct kernel -> Winograd on RetinaFace's 136x240 maps: 64->64
+/// 24.7 -> 10.5 ms, 64->32 13.3 -> 6.7, 16->16 1.68 -> 1.02. Below 64 columns a tile row is fewer
+/// than 16 tiles and its 32-tile multiply steps are more than half empty.
+#define GS_WINOGRAD_GRAPH_MIN_CHANNELS 16
+#define GS_WINOGRAD_GRAPH_MIN_WIDTH 64
+
+/// Floats of a Winograd task's scratch: its six padded input rows per input channel, then
+/// gs_winograd_run's own.
+static int64_t gs_winograd_graph_scratch_floats(const gs_conv2d_params *p) {
+    return (int64_t)p->in_channels * 6 * (p->in_width + 2) + gs_winograd_scratch(p->in_channels);
+}
+
+static int gs_conv2d_winograd(const gs_conv2d_params *p) {
+    return p->groups == 1 && p->kernel_height == 3 && p->kernel_width == 3 && p->stride_y == 1 && p->stride_x == 1
+           && p->pad_top == 1 && p->pad_left == 1 && p->out_height == p->in_height && p->out_width == p->in_width
+           && p->in_channels >= GS_WINOGRAD_GRAPH_MIN_CHANNELS && p->out_channels >= GS_WINOGRAD_GRAPH_MIN_CHANNELS
+           && p->out_width >= GS_WINOGRAD_GRAPH_MIN_WIDTH
+           && 4 * gs_winograd_graph_scratch_floats(p) <= GS_DIRECT_MAX_SCRATCH_BYTES;
+}
+
+static int gs_conv2d_direct(const gs_conv2d_params *p) {
+    return p->groups == 1 && p->kernel_height == 3 && p->kernel_width == 3 && p->stride_y == p->stride_x
+           && (p->stride_x == 1 || p->stride_x == 2)
+           && 4 * gs_direct_scratch_floats(p) <= GS_DIRECT_MAX_SCRATCH_BYTES;
+}
+
 int gs_conv2d_kind(const gs_conv2d_params *p) {
     if (p->groups > 1 && p->groups == p->in_channels && p->groups == p->out_channels) return 1;
     if (p->groups == 1 && p->out_height == 1 && p->out_width == 1 && p->kernel_height == p->in_height
@@ -44,6 +92,8 @@ int gs_conv2d_kind(const gs_conv2d_params *p) {
     if (p->groups == 1 && p->kernel_height == 1 && p->kernel_width == 1 && p->stride_y == 1 && p->stride_x == 1
         && p->pad_top == 0 && p->pad_left == 0 && p->out_height * p->out_width < GS_SMALL_PLANE
         && p->in_channels >= GS_SMALL_PLANE_MIN_K) return 3;
+    if (gs_conv2d_winograd(p)) return 6;
+    if (gs_conv2d_direct(p)) return 5;
     return 0;
 }
 
@@ -60,7 +110,9 @@ void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *p
 int64_t gs_conv2d_prepared_count_kind(const gs_conv2d_params *p, int kind) {
     if (kind == 3) return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK) * GS_CO_BLOCK * gemm_k(p);
     if (kind == 4) return (int64_t)cdiv(p->out_channels, 16) * 16 * gemm_k(p);
-    if (kind != 0) return (int64_t)p->out_channels * gemm_k(p);
+    if (kind == 6) return gs_winograd_packed_count(p->out_channels, p->in_channels);
+    if (kind != 0 && kind != 5) return (int64_t)p->out_channels * gemm_k(p);
+    // Kind 5 (groups 1) packs as the GEMM.
     int coutg = p->out_channels / p->groups;
     return (int64_t)p->groups * cdiv(coutg, GS_MR) * GS_MR * gemm_k(p);
 }
@@ -87,7 +139,11 @@ void gs_conv2d_prepare_kind(const gs_conv2d_params *p, int kind, const float *we
                 }
         return;
     }
-    if (kind != 0) {
+    if (kind == 6) {
+        gs_winograd_pack(weights, p->out_channels, p->in_channels, prepared);
+        return;
+    }
+    if (kind != 0 && kind != 5) {
         memcpy(prepared, weights, sizeof(float) * (size_t)(p->out_channels * k_count));
         return;
     }
@@ -129,6 +185,8 @@ int64_t gs_conv2d_tasks(const gs_conv2d_params *p) {
     case 1: return p->out_channels;
     case 2: return cdiv(p->out_channels, GS_GEMV_TILE);
     case 3: return small_plane_tasks(p);
+    case 5: return p->out_height;
+    case 6: return cdiv(p->out_height, 4);
     default:
         return (int64_t)p->groups * cdiv(p->out_height * p->out_width, gemm_pixel_tile(p))
                * cdiv(p->out_channels / p->groups, gemm_channel_tile(p));

@@ -105,7 +105,7 @@ enum Conv2DFixtures {
 final class Conv2DTests: XCTestCase {
     func testFixturesCoverTheCases() throws {
         let names = try Conv2DFixtures.names(prefix: "conv2d_")
-        XCTAssertEqual(names.count, 31, "\(names)")
+        XCTAssertEqual(names.count, 36, "\(names)")
     }
 
     func testCPUMatchesTorchOnEveryISA() throws {
@@ -139,6 +139,40 @@ final class Conv2DTests: XCTestCase {
         (head.kernel_height, head.kernel_width, head.stride_y, head.stride_x, head.groups) = (1, 1, 1, 1, 1)
         XCTAssertEqual(gs_conv2d_kind(&head), 3)
         XCTAssertEqual(gs_conv2d_tasks(&head), 40)
+    }
+
+    /// Dense 3x3 convolutions at stride 1 and 2 run the direct kernel (kind 5), one task per
+    /// output row, and those at stride 1 padded by 1 with 16+ channels and 64+ columns Winograd's
+    /// F(4x4, 3x3) (kind 6), one task per row of 4x4 tiles; their fixtures (checked on every ISA
+    /// by testCPUMatchesTorchOnEveryISA) do.
+    func testThreeByThreeFixturesRunTheDirectAndWinogradKernels() throws {
+        let winograd = ["ops/conv2d/conv2d_direct_s1_24_20.gpsw", "ops/conv2d/conv2d_winograd_16_18_wide.gpsw"]
+        for name in try Conv2DFixtures.names(prefix: "conv2d_direct_") + Conv2DFixtures.names(prefix: "conv2d_winograd_")
+            + ["ops/conv2d/conv2d_3x3_s1_p1.gpsw", "ops/conv2d/conv2d_3x3_s2_same_upper.gpsw"] {
+            let plan = Conv2DFixtures.conv2d(try Fixtures.tensors(name), inPool: false).plan
+            guard case .conv2d(let step) = plan.steps[0] else { return XCTFail("\(name): not a conv2d step") }
+            var p = CPUConv2D.parameters(step)
+            let isWinograd = winograd.contains(name)
+            XCTAssertEqual(gs_conv2d_kind(&p), isWinograd ? 6 : 5, name)
+            XCTAssertEqual(Int(gs_conv2d_tasks(&p)), isWinograd ? (step.output.height + 3) / 4 : step.output.height, name)
+        }
+        // RetinaFace's widest context-module layer at 2560x1440 (64 -> 64 on 180x320) is Winograd, at
+        // stride 2 direct; with 128 channels on a map 4096 wide the direct kernel would copy 6.3 MB
+        // of rows per thread (over its 4 MB bound): a GEMM, as are grouped and 5x5 convolutions.
+        var p = gs_conv2d_params()
+        (p.in_channels, p.in_height, p.in_width, p.out_channels, p.out_height, p.out_width) = (64, 180, 320, 64, 180, 320)
+        (p.kernel_height, p.kernel_width, p.stride_y, p.stride_x, p.pad_top, p.pad_left, p.groups) = (3, 3, 1, 1, 1, 1, 1)
+        XCTAssertEqual(gs_conv2d_kind(&p), 6)
+        (p.stride_y, p.stride_x, p.out_height, p.out_width) = (2, 2, 90, 160)
+        XCTAssertEqual(gs_conv2d_kind(&p), 5)
+        (p.in_channels, p.in_width, p.out_width) = (128, 4096, 2048)
+        XCTAssertEqual(gs_conv2d_kind(&p), 0)
+        for name in ["conv2d_groups2", "conv2d_5x5_p2"] {
+            let plan = Conv2DFixtures.conv2d(try Fixtures.tensors("ops/conv2d/\(name).gpsw"), inPool: false).plan
+            guard case .conv2d(let step) = plan.steps[0] else { return XCTFail("\(name): not a conv2d step") }
+            var q = CPUConv2D.parameters(step)
+            XCTAssertEqual(gs_conv2d_kind(&q), 0, name)
+        }
     }
 
     func testCPURegionsInThePool() throws {

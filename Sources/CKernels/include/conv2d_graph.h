@@ -23,7 +23,9 @@ typedef struct {
 } gs_conv2d_params;
 
 /// The algorithm a convolution runs: 0 GEMM (1x1 pointwise, or im2col panels for the rest),
-/// 1 depthwise (groups == in == out), 2 GEMV (a kernel covering the whole input: output 1x1).
+/// 1 depthwise (groups == in == out), 2 GEMV (a kernel covering the whole input: output 1x1),
+/// 3 the small-map 1x1 kernel, 5 direct 3x3 at stride 1 or 2 (groups 1; packed as the GEMM's),
+/// 6 3x3 stride 1 padded by 1 by Winograd's F(4x4, 3x3) (gs_winograd.h's packing).
 int gs_conv2d_kind(const gs_conv2d_params *p);
 
 /// Floats of the prepared (packed) weights and the packing of ONNX weights [out][in/groups][kh][kw].
