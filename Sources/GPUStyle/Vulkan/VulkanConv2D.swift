@@ -67,7 +67,20 @@ extension VulkanBackend {
         (conv.output.channels / conv.groups) % 4 == 0 ? 4 : 1
     }
 
+    /// The uniform-buffer shader's weight layout for `conv`, or nil when it runs
+    /// conv2d_graph.comp (grouped layers other than depthwise, fully connected 1x1 maps).
+    static func graphWeightsLayout(_ conv: ExecutionPlan.Conv2D) -> VulkanGraphWeights? {
+        guard VulkanGraphWeights.fits(conv) else { return nil }
+        if conv.isDepthwise { return VulkanGraphWeights(conv, kind: .depthwise) }
+        guard conv.groups == 1 else { return nil }
+        if conv.isPointwise { return usesPointwiseShader(conv) ? VulkanGraphWeights(conv, kind: .pointwise) : nil }
+        return VulkanGraphWeights(conv, kind: .general)
+    }
+
     private func weightKey(_ conv: ExecutionPlan.Conv2D, _ constants: ModelConstants) -> VulkanGraphConstants.Key {
+        if let layout = Self.graphWeightsLayout(conv) {
+            return .init(constants: ObjectIdentifier(constants), kind: "pieces \(layout)", indices: [conv.weights])
+        }
         let co = Self.channelsPerInvocation(conv)
         return .init(constants: ObjectIdentifier(constants), kind: "conv\(co)",
                      indices: co == 4 ? [conv.weights, conv.groups, conv.output.channels] : [conv.weights])
@@ -102,6 +115,7 @@ extension VulkanBackend {
                 let taps = conv.kernelHeight * conv.kernelWidth
                 precondition(weights.count == conv.weightCount, "conv2d: \(constants.names[conv.weights]) has the wrong size")
                 try store(weightKey(conv, constants)) {
+                    if let layout = Self.graphWeightsLayout(conv) { return layout.pack(weights) }
                     guard Self.channelsPerInvocation(conv) == 4 else { return weights }
                     // [group][block][in][kh][kw][4]: the 4 output channels of a block side by side.
                     var packed = [Float](repeating: 0, count: weights.count)
@@ -150,6 +164,19 @@ extension VulkanBackend {
 
     func recordConv2D(_ conv: ExecutionPlan.Conv2D, index: Int) throws {
         guard let constants = currentConstants else { preconditionFailure("a conv2d step in a plan without constants") }
+        let label = "step \(index): conv2d \(conv.kernelHeight)x\(conv.kernelWidth)/\(conv.strideY) "
+            + "\(conv.input.shape) -> \(conv.output.shape) groups \(conv.groups)"
+        if let layout = Self.graphWeightsLayout(conv) {
+            let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
+            let weights = graphConstants.range(weightKey(conv, constants))
+            let extras = graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes, channels: conv.output.channels, constants))
+            switch layout.kind {
+            case .pointwise: try recordConv2DPointwise(conv, layout: layout, weights: weights, extras: extras, label: label)
+            case .general: try recordConv2DGeneral(conv, layout: layout, weights: weights, extras: extras, label: label)
+            case .depthwise: try recordConv2DDepthwise(conv, layout: layout, weights: weights, extras: extras, label: label)
+            }
+            return
+        }
         let co = Self.channelsPerInvocation(conv)
         let coutG = conv.output.channels / conv.groups
         // 8 channels x 4 pixels per invocation where possible: MobileNetV2's 1x1 layers went
@@ -178,9 +205,7 @@ extension VulkanBackend {
                                         graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes,
                                                                        channels: conv.output.channels, constants)),
                                         binding(conv.output)],
-                              push: push, groups: groups,
-                              label: "step \(index): conv2d \(conv.kernelHeight)x\(conv.kernelWidth)/\(conv.strideY) "
-                                + "\(conv.input.shape) -> \(conv.output.shape) groups \(conv.groups)")
+                              push: push, groups: groups, label: label)
     }
 
     func recordTransposedConv2D(_ conv: ExecutionPlan.TransposedConv2D, index: Int) throws {

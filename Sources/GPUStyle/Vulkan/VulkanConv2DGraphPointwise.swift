@@ -1,0 +1,70 @@
+import CVulkan
+
+/// Recording of 1x1 graph convolutions with conv2d_graph_pointwise.comp.
+extension VulkanBackend {
+    static let conv2dGraphPointwise = VulkanShader(name: "conv2d_graph_pointwise",
+                                                   bindings: [.texels(VK_FORMAT_R32_SFLOAT), .uniform, .texels(VK_FORMAT_R32_SFLOAT),
+                                                              .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                                   pushConstantWords: 14)
+    /// The same reading its input as vec4s (VEC_INPUT).
+    static let conv2dGraphPointwiseVec = VulkanShader(name: "conv2d_graph_pointwise",
+                                                      bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform,
+                                                                 .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                                      pushConstantWords: 14)
+
+    /// Output pixels per invocation: 8 (two vec4 fetches feed 8 x 8 multiply-adds per input
+    /// channel).
+    static let pointwisePixels = 8
+
+    /// Whether the layer runs conv2d_graph_pointwise.comp: a 1x1 map (a fully connected layer)
+    /// would use each weight once, so its weights would need one dispatch per 64 KiB piece for
+    /// nothing; conv2d_graph.comp reads them through a texel view in one dispatch.
+    static func usesPointwiseShader(_ conv: ExecutionPlan.Conv2D) -> Bool {
+        conv.isPointwise && conv.output.height * conv.output.width >= 16
+    }
+
+    func recordConv2DPointwise(_ conv: ExecutionPlan.Conv2D, layout: VulkanGraphWeights, weights: VulkanBufferRange,
+                               extras: VulkanBufferRange, label: String) throws {
+        let plane = conv.output.height * conv.output.width
+        let px = Self.pointwisePixels
+        let vectorInput = plane % 4 == 0 && conv.input.offset % 4 == 0
+        let vectorOutput = plane % 4 == 0 && conv.output.offset % 4 == 0
+        let runs = (plane + px - 1) / px
+        let local = graphLocalSize(runs)
+        let shader = Self.graphConvShader("conv2d_graph_pointwise", vectorInput: vectorInput, vectorOutput: vectorOutput,
+                                          pushConstantWords: 14)
+        let pipeline = try pipelines.pipeline(shader, constants: [local, px, layout.co, vectorInput ? 1 : 0].map(UInt32.init))
+        let pieces = layout.pieces
+        let lastChunk = pieces.last!.cin
+        for (n, piece) in pieces.enumerated() {
+            if n > 0 && piece.cin != pieces[n - 1].cin { recorder.barrier() }
+            let push = [plane, conv.output.channels, piece.cin.lowerBound, piece.cin.count, piece.blocks.lowerBound,
+                        piece.cin.lowerBound > 0 ? 1 : 0, piece.cin == lastChunk ? 1 : 0,
+                        Int(conv.activation.kind.rawValue)].map { UInt32($0) }
+                + [conv.activation.alpha.bitPattern, conv.activation.beta.bitPattern] + Self.quantizeWords(conv.quantize)
+            try recorder.dispatch(pipeline,
+                                  buffers: [binding(conv.input), weights.slice(offset: 4 * piece.offset, size: 4 * piece.floats),
+                                            extras, binding(conv.output)],
+                                  push: push, groups: ((runs + local - 1) / local, piece.blocks.count, 1),
+                                  label: "\(label) piece \(n)")
+        }
+    }
+
+    /// A uniform-buffer graph convolution shader (bindings: input, weights, extras, output):
+    /// with `vectorInput` the input is an RGBA view (the shader's VEC_INPUT), with
+    /// `vectorOutput` the "_vec4" build storing 4 floats per store through an RGBA view.
+    static func graphConvShader(_ stem: String, vectorInput: Bool, vectorOutput: Bool, pushConstantWords: Int) -> VulkanShader {
+        let r = VK_FORMAT_R32_SFLOAT, rgba = VK_FORMAT_R32G32B32A32_SFLOAT
+        return VulkanShader(name: vectorOutput ? stem + "_vec4" : stem,
+                            bindings: [.texels(vectorInput ? rgba : r), .uniform, .texels(r), .storageTexels(vectorOutput ? rgba : r)],
+                            pushConstantWords: pushConstantWords)
+    }
+
+    /// Invocations per workgroup for `runs` invocations along a map: 64, fewer for small maps
+    /// (a workgroup of mostly idle lanes still runs them), at least 8 (lavapipe's SIMD width).
+    func graphLocalSize(_ runs: Int) -> Int {
+        var size = 8
+        while size < 64 && size < runs { size *= 2 }
+        return size
+    }
+}
