@@ -47,13 +47,13 @@ const bool VEC_OUTPUT = false;
 layout(push_constant) uniform Push {
     int inWidth, inHeight, outWidth, outHeight, padTop, padLeft;
     uint runsPerRow, channels, channelStart;
-    uint activation;
     float alpha, beta;
     float qScale, qZeroPoint, qLow, qHigh;
 } p;
 
 #include "activation.glsl"
 #include "fake_quant.glsl"
+#include "conv2d_graph_epilogue.glsl"
 
 void main() {
     uint run = gl_GlobalInvocationID.x;
@@ -115,8 +115,7 @@ void main() {
         if (y0 + oy >= p.outHeight) break;
         float v[PX];
         [[unroll]] for (int i = 0; i < PX; i++)
-            v[i] = fakeQuantize(activate(acc[oy * PX + i] + bias, p.activation, p.alpha, p.beta, slope),
-                                p.qScale, p.qZeroPoint, p.qLow, p.qHigh);
+            v[i] = epilogue(acc[oy * PX + i], bias, slope);
         uint at = c * plane + uint((y0 + oy) * p.outWidth + x0);
         if (VEC_OUTPUT) {
             // Rows are whole vec4s: a vec4 starting inside the row lies inside it.

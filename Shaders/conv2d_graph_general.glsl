@@ -49,14 +49,13 @@ const bool VEC_OUTPUT = false;
 layout(push_constant) uniform Push {
     int inWidth, inHeight, outWidth, outHeight, padTop, padLeft;
     uint runsPerRow, outChannels, cinStart, cinCount, blockStart;
-    uint accumulate, finish;
-    uint activation;
     float alpha, beta;
     float qScale, qZeroPoint, qLow, qHigh;
 } p;
 
 #include "activation.glsl"
 #include "fake_quant.glsl"
+#include "conv2d_graph_epilogue.glsl"
 
 void main() {
     uint run = gl_GlobalInvocationID.x;
@@ -70,7 +69,7 @@ void main() {
     uint outLast = uint(y * p.outWidth + p.outWidth - 1);
 
     vec4 acc[PX * CB4];
-    if (p.accumulate != 0u) {
+    if (ACCUMULATE) {
         [[unroll]] for (int j = 0; j < CB4; j++) [[unroll]] for (int c = 0; c < 4; c++) {
             uint co = min((p.blockStart + block) * uint(CO) + uint(4 * j + c), p.outChannels - 1u);
             if (VEC_OUTPUT) {
@@ -133,13 +132,11 @@ void main() {
             uint co = (p.blockStart + block) * uint(CO) + uint(4 * j + c);
             if (co >= p.outChannels) break;
             float bias = 0.0, slope = 0.0;
-            if (p.finish != 0u) { bias = texelFetch(extras, int(co)).r; slope = texelFetch(extras, int(p.outChannels + co)).r; }
+            if (FINISH) { bias = texelFetch(extras, int(co)).r; slope = texelFetch(extras, int(p.outChannels + co)).r; }
             float v[PX];
             [[unroll]] for (int i = 0; i < PX; i++) {
                 v[i] = acc[i * CB4 + j][c];
-                if (p.finish != 0u) {
-                    v[i] = fakeQuantize(activate(v[i] + bias, p.activation, p.alpha, p.beta, slope), p.qScale, p.qZeroPoint, p.qLow, p.qHigh);
-                }
+                v[i] = epilogue(v[i], bias, slope);
             }
             if (VEC_OUTPUT) {
                 // Rows are whole vec4s: a vec4 starting inside the row lies inside it.

@@ -13,7 +13,7 @@
 // One dispatch covers `cinCount` input channels from `cinStart` and the blocks of one weight
 // piece (VulkanGraphWeights): the piece is [block][cinCount][CO / 4] vec4s. When the input
 // channels do not fit one piece, the pieces after the first start from the partial sums the
-// previous one stored (`accumulate`) and only the last (`finish`) applies the epilogue, so
+// previous one stored (ACCUMULATE) and only the last (FINISH) applies the epilogue, so
 // every output is summed in input-channel order whatever the chunking.
 //
 // Storage texel stores are per-lane scatters on lavapipe and dominated layers with few input
@@ -43,14 +43,13 @@ const bool VEC_OUTPUT = false;
 
 layout(push_constant) uniform Push {
     uint plane, outChannels, cinStart, cinCount, blockStart;
-    uint accumulate, finish;
-    uint activation;
     float alpha, beta;
     float qScale, qZeroPoint, qLow, qHigh;
 } p;
 
 #include "activation.glsl"
 #include "fake_quant.glsl"
+#include "conv2d_graph_epilogue.glsl"
 
 void main() {
     uint first = gl_GlobalInvocationID.x * uint(PX);
@@ -59,7 +58,7 @@ void main() {
     uint last = p.plane - 1u;
 
     vec4 acc[PX * CB4];
-    if (p.accumulate != 0u) {
+    if (ACCUMULATE) {
         [[unroll]] for (int j = 0; j < CB4; j++) [[unroll]] for (int c = 0; c < 4; c++) {
             uint co = min((p.blockStart + block) * uint(CO) + uint(4 * j + c), p.outChannels - 1u);
             if (VEC_OUTPUT) {
@@ -100,13 +99,11 @@ void main() {
             uint co = (p.blockStart + block) * uint(CO) + uint(4 * j + c);
             if (co >= p.outChannels) break;
             float bias = 0.0, slope = 0.0;
-            if (p.finish != 0u) { bias = texelFetch(extras, int(co)).r; slope = texelFetch(extras, int(p.outChannels + co)).r; }
+            if (FINISH) { bias = texelFetch(extras, int(co)).r; slope = texelFetch(extras, int(p.outChannels + co)).r; }
             float y[PX];
             [[unroll]] for (int i = 0; i < PX; i++) {
                 y[i] = acc[i * CB4 + j][c];
-                if (p.finish != 0u) {
-                    y[i] = fakeQuantize(activate(y[i] + bias, p.activation, p.alpha, p.beta, slope), p.qScale, p.qZeroPoint, p.qLow, p.qHigh);
-                }
+                y[i] = epilogue(y[i], bias, slope);
             }
             if (VEC_OUTPUT) {
                 // The plane is whole vec4s: a vec4 starting inside it lies inside it.

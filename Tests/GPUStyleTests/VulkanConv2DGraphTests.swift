@@ -110,3 +110,76 @@ private extension ExecutionPlan {
         return c
     }
 }
+
+/// Prints the device time and GFLOP/s of the graph convolution shaders per kind (1x1,
+/// depthwise, general K x K stride 1 and 2) on torchvision MobileNetV2's convolution chain at
+/// 224x224 (Conv2DTimingTests.graphs, random weights) and on RetinaFace-like 3x3 layers at
+/// 160x120, fastest of 5 runs per dispatch (timestamp queries). Runs only with
+/// GPUSTYLE_GRAPH_CONV_TIMING=1; `gpustyle profile --trace` gives the same per dispatch.
+final class VulkanConv2DGraphTimingTests: XCTestCase {
+    func testPerKindThroughput() throws {
+        guard ProcessInfo.processInfo.environment["GPUSTYLE_GRAPH_CONV_TIMING"] == "1" else {
+            throw XCTSkip("set GPUSTYLE_GRAPH_CONV_TIMING=1")
+        }
+        let backend = try VulkanBackend(context: VulkanContext(), weights: [])
+        try backend.setProfiling(true)
+        var fastest: [String: Double] = [:]
+        var kinds: [String: String] = [:]
+        var work: [String: Int] = [:]
+        func time(_ graph: NetworkGraph, _ input: NetworkGraph.Shape) throws {
+            let plan = try GraphLowering.lower(graph, input: input)
+            // Layers of one shape share a label: their times and work add up.
+            for step in plan.steps.flatMap(\.parts) {
+                guard case .conv2d(let c) = step else { continue }
+                let key = "\(c.kernelHeight)x\(c.kernelWidth)/\(c.strideY) \(c.input.shape) -> \(c.output.shape) groups \(c.groups)"
+                kinds[key] = c.isDepthwise ? "depthwise \(c.strideY == 1 ? "s1" : "s2")" : c.isPointwise ? "1x1"
+                    : "general \(c.kernelHeight)x\(c.kernelWidth)/\(c.strideY)"
+                work[key, default: 0] += c.multiplyAdds
+            }
+            let values = [Float](repeating: 0.5, count: input.elementCount)
+            for _ in 0..<5 {
+                _ = try backend.run(plan, inputs: [.input: values], normParameters: [], affine: nil, outputs: [])
+                var perLayer: [String: Double] = [:]
+                for d in backend.lastTimings?.dispatches ?? [] {
+                    guard let range = d.label.range(of: "conv2d ") else { continue }
+                    let key = String(d.label[range.upperBound...]).replacingOccurrences(of: #" piece \d+$"#, with: "",
+                                                                                        options: .regularExpression)
+                    perLayer[key, default: 0] += d.nanoseconds * 1e-9
+                }
+                for (key, seconds) in perLayer { fastest[key] = min(fastest[key] ?? .infinity, seconds) }
+            }
+        }
+        try time(Conv2DTimingTests.graphs().features, .init(channels: 3, height: 224, width: 224))
+        try time(Self.retinaFaceLike(), .init(channels: 64, height: 120, width: 160))
+        var byKind: [String: (seconds: Double, multiplyAdds: Int)] = [:]
+        for (key, seconds) in fastest {
+            guard let kind = kinds[key] else { continue }
+            byKind[kind, default: (0, 0)].seconds += seconds
+            byKind[kind, default: (0, 0)].multiplyAdds += work[key]!
+        }
+        print("graph conv on \(backend.name), fastest of 5 runs per layer")
+        for (key, seconds) in fastest.sorted(by: { $0.value > $1.value }) where kinds[key] != nil {
+            print(String(format: "  %@: %.2f ms, %.1f GFLOP/s", key, seconds * 1e3, 2 * Double(work[key]!) / seconds * 1e-9))
+        }
+        for (kind, t) in byKind.sorted(by: { $0.key < $1.key }) {
+            print(String(format: "%@: %.2f ms, %.1f GFLOP/s", kind, t.seconds * 1e3, 2 * Double(t.multiplyAdds) / t.seconds * 1e-9))
+        }
+    }
+
+    /// 3x3 layers of RetinaFace's context modules and a stride-2 3x3 (random weights).
+    static func retinaFaceLike() -> NetworkGraph {
+        var values: [[Float]] = []
+        var random = SeededRandom(seed: 3)
+        var nodes: [NetworkGraph.Node] = []
+        for (n, (cin, cout, stride)) in [(64, 32, 1), (32, 16, 1), (16, 16, 1), (16, 64, 2)].enumerated() {
+            values.append((0..<cout * cin * 9).map { _ in Float(Conv2DTimingTests.unit(&random) - 0.5) * 0.2 })
+            values.append((0..<cout).map { _ in Float(Conv2DTimingTests.unit(&random) - 0.5) })
+            let c = NetworkGraph.Convolution(weights: values.count - 2, bias: values.count - 1, outputChannels: cout,
+                                             kernelHeight: 3, kernelWidth: 3, strideY: stride, strideX: stride,
+                                             padding: .init(1), groups: 1, activation: .relu)
+            nodes.append(.init(name: "conv \(n)", operation: .convolution(c), inputs: [n], output: n + 1))
+        }
+        return NetworkGraph(input: 0, output: nodes.count, tensorCount: nodes.count + 1, nodes: nodes,
+                            constants: ModelConstants(values: values))
+    }
+}

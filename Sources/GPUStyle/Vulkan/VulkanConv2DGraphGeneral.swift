@@ -2,7 +2,9 @@ import CVulkan
 
 /// Recording of dense (one group) KH x KW graph convolutions with conv2d_graph_general.comp.
 extension VulkanBackend {
-    /// Consecutive output pixels of a row per invocation.
+    /// Consecutive output pixels of a row per invocation: one vec4 of a row (the vec4 views
+    /// need runs of whole vec4s), with 8 output channels 12-13 GFLOP/s on 3x3 layers of 16-64
+    /// channels at 160x120 (VulkanConv2DGraphTimingTests; lavapipe, AMD EPYC Zen 4, 2 cores).
     static let generalPixels = 4
 
     /// Whether a row-tiled shader (general, depthwise) with `pixels` per run (a multiple of 4)
@@ -22,19 +24,16 @@ extension VulkanBackend {
         let local = graphLocalSize(runs)
         let (vectorInput, vectorOutput) = vectorViews(conv, pixels: px)
         let shader = Self.graphConvShader("conv2d_graph_general", vectorInput: vectorInput, vectorOutput: vectorOutput,
-                                          pushConstantWords: 20)
-        let pipeline = try pipelines.pipeline(shader, constants: [local, px, layout.co, conv.kernelHeight, conv.kernelWidth,
-                                                                  conv.strideY, conv.strideX, vectorInput ? 1 : 0,
-                                                                  vectorInput ? 4 - conv.padding.left : 0].map(UInt32.init))
+                                          pushConstantWords: 17)
+        let tile = [local, px, layout.co, conv.kernelHeight, conv.kernelWidth, conv.strideY, conv.strideX, vectorInput ? 1 : 0,
+                    vectorInput ? 4 - conv.padding.left : 0]
         let pieces = layout.pieces
-        let lastChunk = pieces.last!.cin
         for (n, piece) in pieces.enumerated() {
             if n > 0 && piece.cin != pieces[n - 1].cin { recorder.barrier() }
+            let pipeline = try pipelines.pipeline(shader, constants: graphConvConstants(tile, conv, layout: layout, piece: piece))
             let ints = [conv.input.width, conv.input.height, conv.output.width, conv.output.height, conv.padding.top, conv.padding.left,
-                        runsPerRow, conv.output.channels, piece.cin.lowerBound, piece.cin.count, piece.blocks.lowerBound,
-                        piece.cin.lowerBound > 0 ? 1 : 0, piece.cin == lastChunk ? 1 : 0, Int(conv.activation.kind.rawValue)]
-            let push = ints.map { UInt32(bitPattern: Int32($0)) }
-                + [conv.activation.alpha.bitPattern, conv.activation.beta.bitPattern] + Self.quantizeWords(conv.quantize)
+                        runsPerRow, conv.output.channels, piece.cin.lowerBound, piece.cin.count, piece.blocks.lowerBound]
+            let push = ints.map { UInt32(bitPattern: Int32($0)) } + graphEpilogueWords(conv)
             try recorder.dispatch(pipeline,
                                   buffers: [binding(conv.input), weights.slice(offset: 4 * piece.offset, size: 4 * piece.floats),
                                             extras, binding(conv.output)],
