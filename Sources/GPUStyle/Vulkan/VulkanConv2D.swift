@@ -67,14 +67,21 @@ extension VulkanBackend {
         (conv.output.channels / conv.groups) % 4 == 0 ? 4 : 1
     }
 
+    /// Output pixels below which a dense layer keeps conv2d_graph.comp: on a map this small
+    /// (a fully connected layer, a 1x1 head) each weight is used once or a few times, so the
+    /// uniform-buffer shaders would spend one dispatch per 64 KiB piece for nothing (lavapipe:
+    /// 110-200 us each, AMD EPYC Zen 4; the mesh model's 32x3x3 -> 1404x1x1 head took 26
+    /// dispatches and 3.4 ms against 0.26 ms in conv2d_graph.comp, which reads its weights
+    /// through a texel view in one dispatch).
+    static let minimumUniformWeightsPlane = 16
+
     /// The uniform-buffer shader's weight layout for `conv`, or nil when it runs
-    /// conv2d_graph.comp (grouped layers other than depthwise, fully connected 1x1 maps).
+    /// conv2d_graph.comp (grouped layers other than depthwise, dense layers on tiny maps).
     static func graphWeightsLayout(_ conv: ExecutionPlan.Conv2D) -> VulkanGraphWeights? {
         guard VulkanGraphWeights.fits(conv) else { return nil }
         if conv.isDepthwise { return VulkanGraphWeights(conv, kind: .depthwise) }
-        guard conv.groups == 1 else { return nil }
-        if conv.isPointwise { return usesPointwiseShader(conv) ? VulkanGraphWeights(conv, kind: .pointwise) : nil }
-        return VulkanGraphWeights(conv, kind: .general)
+        guard conv.groups == 1, conv.output.height * conv.output.width >= minimumUniformWeightsPlane else { return nil }
+        return VulkanGraphWeights(conv, kind: conv.isPointwise ? .pointwise : .general)
     }
 
     private func weightKey(_ conv: ExecutionPlan.Conv2D, _ constants: ModelConstants) -> VulkanGraphConstants.Key {

@@ -19,13 +19,6 @@ extension VulkanBackend {
     /// 400 pixels (more lanes busy on 7x7 and 14x14) lost too: 8.1-10.0 against 10.2-10.8.
     static let pointwisePixels = 8
 
-    /// Whether the layer runs conv2d_graph_pointwise.comp: a 1x1 map (a fully connected layer)
-    /// would use each weight once, so its weights would need one dispatch per 64 KiB piece for
-    /// nothing; conv2d_graph.comp reads them through a texel view in one dispatch.
-    static func usesPointwiseShader(_ conv: ExecutionPlan.Conv2D) -> Bool {
-        conv.isPointwise && conv.output.height * conv.output.width >= 16
-    }
-
     func recordConv2DPointwise(_ conv: ExecutionPlan.Conv2D, layout: VulkanGraphWeights, weights: VulkanBufferRange,
                                extras: VulkanBufferRange, label: String) throws {
         let plane = conv.output.height * conv.output.width
