@@ -67,7 +67,27 @@ extension VulkanBackend {
         (conv.output.channels / conv.groups) % 4 == 0 ? 4 : 1
     }
 
+    /// Output pixels below which a dense layer keeps conv2d_graph.comp: on a map this small
+    /// (a fully connected layer, a 1x1 head) each weight is used once or a few times, so the
+    /// uniform-buffer shaders would spend one dispatch per 64 KiB piece for nothing (lavapipe:
+    /// 110-200 us each, AMD EPYC Zen 4; the mesh model's 32x3x3 -> 1404x1x1 head took 26
+    /// dispatches and 3.4 ms against 0.26 ms in conv2d_graph.comp, which reads its weights
+    /// through a texel view in one dispatch).
+    static let minimumUniformWeightsPlane = 16
+
+    /// The uniform-buffer shader's weight layout for `conv`, or nil when it runs
+    /// conv2d_graph.comp (grouped layers other than depthwise, dense layers on tiny maps).
+    static func graphWeightsLayout(_ conv: ExecutionPlan.Conv2D) -> VulkanGraphWeights? {
+        guard VulkanGraphWeights.fits(conv) else { return nil }
+        if conv.isDepthwise { return VulkanGraphWeights(conv, kind: .depthwise) }
+        guard conv.groups == 1, conv.output.height * conv.output.width >= minimumUniformWeightsPlane else { return nil }
+        return VulkanGraphWeights(conv, kind: conv.isPointwise ? .pointwise : .general)
+    }
+
     private func weightKey(_ conv: ExecutionPlan.Conv2D, _ constants: ModelConstants) -> VulkanGraphConstants.Key {
+        if let layout = Self.graphWeightsLayout(conv) {
+            return .init(constants: ObjectIdentifier(constants), kind: "pieces \(layout)", indices: [conv.weights])
+        }
         let co = Self.channelsPerInvocation(conv)
         return .init(constants: ObjectIdentifier(constants), kind: "conv\(co)",
                      indices: co == 4 ? [conv.weights, conv.groups, conv.output.channels] : [conv.weights])
@@ -102,6 +122,7 @@ extension VulkanBackend {
                 let taps = conv.kernelHeight * conv.kernelWidth
                 precondition(weights.count == conv.weightCount, "conv2d: \(constants.names[conv.weights]) has the wrong size")
                 try store(weightKey(conv, constants)) {
+                    if let layout = Self.graphWeightsLayout(conv) { return layout.pack(weights) }
                     guard Self.channelsPerInvocation(conv) == 4 else { return weights }
                     // [group][block][in][kh][kw][4]: the 4 output channels of a block side by side.
                     var packed = [Float](repeating: 0, count: weights.count)
@@ -150,6 +171,19 @@ extension VulkanBackend {
 
     func recordConv2D(_ conv: ExecutionPlan.Conv2D, index: Int) throws {
         guard let constants = currentConstants else { preconditionFailure("a conv2d step in a plan without constants") }
+        let label = "step \(index): conv2d \(conv.kernelHeight)x\(conv.kernelWidth)/\(conv.strideY) "
+            + "\(conv.input.shape) -> \(conv.output.shape) groups \(conv.groups)"
+        if let layout = Self.graphWeightsLayout(conv) {
+            let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
+            let weights = graphConstants.range(weightKey(conv, constants))
+            let extras = graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes, channels: conv.output.channels, constants))
+            switch layout.kind {
+            case .pointwise: try recordConv2DPointwise(conv, layout: layout, weights: weights, extras: extras, label: label)
+            case .general: try recordConv2DGeneral(conv, layout: layout, weights: weights, extras: extras, label: label)
+            case .depthwise: try recordConv2DDepthwise(conv, layout: layout, weights: weights, extras: extras, label: label)
+            }
+            return
+        }
         let co = Self.channelsPerInvocation(conv)
         let coutG = conv.output.channels / conv.groups
         // 8 channels x 4 pixels per invocation where possible: MobileNetV2's 1x1 layers went
@@ -178,9 +212,7 @@ extension VulkanBackend {
                                         graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes,
                                                                        channels: conv.output.channels, constants)),
                                         binding(conv.output)],
-                              push: push, groups: groups,
-                              label: "step \(index): conv2d \(conv.kernelHeight)x\(conv.kernelWidth)/\(conv.strideY) "
-                                + "\(conv.input.shape) -> \(conv.output.shape) groups \(conv.groups)")
+                              push: push, groups: groups, label: label)
     }
 
     func recordTransposedConv2D(_ conv: ExecutionPlan.TransposedConv2D, index: Int) throws {

@@ -1,0 +1,133 @@
+// Depthwise KH x KW graph convolution (groups = input = output channels; any strides, zero
+// padding) with conv2d_graph.comp's epilogue (bias, fused activation, fused fake quantisation).
+//
+// Built as conv2d.comp is for lavapipe (see its header): the input through a texel view and
+// the KH * KW weights of the channel from a UNIFORM buffer at workgroup-uniform addresses (the
+// channel comes from gl_WorkGroupID.y). Each invocation computes a PX x PY tile of output
+// pixels (PY rows of PX consecutive pixels), so one input row of SPAN values feeds up to
+// KW * PX multiply-adds for each of the rows it serves; the old conv2d_graph.comp computed one
+// pixel run per channel with a texel fetch per weight and ran at 0.4 GFLOP/s. Invocations are
+// numbered along tile rows, so narrow maps still fill the SIMD lanes; a tap outside the map
+// reads zero.
+//
+// The weights are [channel][KH * KW] floats, each channel padded to whole vec4s.
+// Texel fetches and storage texel stores are per-lane gathers and scatters on lavapipe, and a
+// depthwise or narrow layer does only 9-27 multiply-adds per float it moves: rows of whole vec4s
+// are read as vec4s (VEC_INPUT) and, in the conv2d_graph_depthwise_vec4 build, stored as vec4s.
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
+layout(constant_id = 1) const int PX = 4;
+layout(constant_id = 2) const int PY = 2;
+layout(constant_id = 3) const int KH = 3;
+layout(constant_id = 4) const int KW = 3;
+layout(constant_id = 5) const int SY = 1;  // strides
+layout(constant_id = 6) const int SX = 1;
+// The input rows are whole vec4s (width a multiple of 4, region on a vec4) and PX * SX a
+// multiple of 4: binding 0 is an RGBA view and a row's window is SPAN4 aligned fetches from 4
+// floats before the run's first column, SHIFT = 4 - padLeft of them before the window.
+layout(constant_id = 7) const bool VEC_INPUT = false;
+layout(constant_id = 8) const int SHIFT = 0;
+const int SPAN = (PX - 1) * SX + KW;
+const int SPAN4 = (SHIFT + SPAN + 3) / 4;
+const int ROWS = (PY - 1) * SY + KH;
+const int TAPS4 = (KH * KW + 3) / 4;
+
+layout(binding = 0) uniform samplerBuffer inputs;   // R32F, or RGBA32F (VEC_INPUT)
+layout(std140, binding = 1) uniform Weights { vec4 weights[4096]; };  // 64 KiB, the most a UBO binding may hold
+layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
+#ifdef GRAPH_VEC4_OUTPUT
+layout(binding = 3, rgba32f) uniform writeonly imageBuffer outputs;
+const bool VEC_OUTPUT = true;
+#else
+layout(binding = 3, r32f) uniform writeonly imageBuffer outputs;
+const bool VEC_OUTPUT = false;
+#endif
+
+layout(push_constant) uniform Push {
+    int inWidth, inHeight, outWidth, outHeight, padTop, padLeft;
+    uint runsPerRow, channels, channelStart;
+    float alpha, beta;
+    float qScale, qZeroPoint, qLow, qHigh;
+} p;
+
+#include "activation.glsl"
+#include "fake_quant.glsl"
+#include "conv2d_graph_epilogue.glsl"
+
+void main() {
+    uint run = gl_GlobalInvocationID.x;
+    int y0 = int(run / p.runsPerRow) * PY;
+    if (y0 >= p.outHeight) return;
+    int x0 = int(run % p.runsPerRow) * PX;
+    uint c = p.channelStart + gl_WorkGroupID.y;
+    uint w4 = gl_WorkGroupID.y * uint(TAPS4);
+
+    float wt[TAPS4 * 4];
+    [[unroll]] for (int t = 0; t < TAPS4; t++) {
+        vec4 v = weights[w4 + uint(t)];
+        wt[4 * t] = v.x; wt[4 * t + 1] = v.y; wt[4 * t + 2] = v.z; wt[4 * t + 3] = v.w;
+    }
+
+    int xs = x0 * SX - p.padLeft;
+    bool inside[SPAN];
+    [[unroll]] for (int s = 0; s < SPAN; s++) inside[s] = xs + s >= 0 && xs + s < p.inWidth;
+
+    float acc[PY * PX];
+    [[unroll]] for (int k = 0; k < PY * PX; k++) acc[k] = 0.0;
+    int planeStart = int(c * uint(p.inWidth * p.inHeight));
+    int iy0 = y0 * SY - p.padTop;
+    [[unroll]] for (int r = 0; r < ROWS; r++) {
+        int iy = iy0 + r;
+        bool rowInside = iy >= 0 && iy < p.inHeight;
+        int rowStart = planeStart + iy * p.inWidth + xs;
+        float window[SPAN];
+        if (VEC_INPUT) {
+            float wide[SPAN4 * 4];
+            [[unroll]] for (int q = 0; q < SPAN4; q++) {
+                int x = x0 * SX - 4 + 4 * q;
+                bool ok = rowInside && x >= 0 && x < p.inWidth;
+                vec4 v = texelFetch(inputs, ok ? (rowStart + p.padLeft - 4) / 4 + q : 0);
+                [[unroll]] for (int e = 0; e < 4; e++) wide[4 * q + e] = ok ? v[e] : 0.0;
+            }
+            [[unroll]] for (int s = 0; s < SPAN; s++) window[s] = wide[SHIFT + s];
+        } else {
+            [[unroll]] for (int s = 0; s < SPAN; s++) {
+                bool ok = rowInside && inside[s];
+                float v = texelFetch(inputs, ok ? rowStart + s : 0).r;
+                window[s] = ok ? v : 0.0;
+            }
+        }
+        // Input row r is tap row ky = r - SY * oy of output row oy.
+        [[unroll]] for (int oy = 0; oy < PY; oy++) {
+            int ky = r - SY * oy;
+            if (ky < 0 || ky >= KH) continue;
+            [[unroll]] for (int kx = 0; kx < KW; kx++) {
+                [[unroll]] for (int i = 0; i < PX; i++)
+                    acc[oy * PX + i] = fma(window[i * SX + kx], wt[ky * KW + kx], acc[oy * PX + i]);
+            }
+        }
+    }
+
+    float bias = texelFetch(extras, int(c)).r, slope = texelFetch(extras, int(p.channels + c)).r;
+    uint plane = uint(p.outWidth * p.outHeight);
+    [[unroll]] for (int oy = 0; oy < PY; oy++) {
+        if (y0 + oy >= p.outHeight) break;
+        float v[PX];
+        [[unroll]] for (int i = 0; i < PX; i++)
+            v[i] = epilogue(acc[oy * PX + i], bias, slope);
+        uint at = c * plane + uint((y0 + oy) * p.outWidth + x0);
+        if (VEC_OUTPUT) {
+            // Rows are whole vec4s: a vec4 starting inside the row lies inside it.
+            [[unroll]] for (int q = 0; q < PX / 4; q++) {
+                if (x0 + 4 * q >= p.outWidth) break;
+                imageStore(outputs, int(at >> 2) + q, vec4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]));
+            }
+        } else {
+            [[unroll]] for (int i = 0; i < PX; i++) {
+                if (x0 + i >= p.outWidth) break;
+                imageStore(outputs, int(at + uint(i)), vec4(v[i]));
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+// KH x KW graph convolution with one group (any strides SY, SX; zero padding), with conv2d_graph.comp's
+// epilogue (bias, fused activation, fused fake quantisation); 1x1 layers go to
+// conv2d_graph_pointwise.comp, depthwise ones to conv2d_graph_depthwise.comp.
+//
+// Built as conv2d.comp is for lavapipe (see its header): the input through a texel view, the
+// weights from a UNIFORM buffer at workgroup-uniform addresses (the output-channel block from
+// gl_WorkGroupID.y, input channel and tap from loop counters: one scalar load + broadcast per
+// vec4), and a register tile of PX consecutive output pixels of one row x CO output channels,
+// so the SPAN = (PX - 1) * SX + KW inputs of one input row feed KW * PX * CO multiply-adds.
+// Invocations are numbered along rows (runsPerRow runs of PX pixels per row), so narrow maps
+// (7 or 14 pixels wide) still fill the SIMD lanes; a tap outside the map reads zero.
+//
+// One dispatch covers `cinCount` input channels from `cinStart` and the blocks of one weight
+// piece ([block][cinCount][KH * KW][CO / 4] vec4s, VulkanGraphWeights); as in
+// conv2d_graph_pointwise.comp, later pieces continue from the stored partial sums and the last
+// applies the epilogue, so every output is summed in input-channel order.
+// Texel fetches and storage texel stores are per-lane gathers and scatters on lavapipe, and a
+// depthwise or narrow layer does only 9-27 multiply-adds per float it moves: rows of whole vec4s
+// are read as vec4s (VEC_INPUT) and, in the conv2d_graph_general_vec4 build, stored as vec4s.
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
+layout(constant_id = 1) const int PX = 4;
+layout(constant_id = 2) const int CO = 8;   // multiple of 4
+layout(constant_id = 3) const int KH = 3;
+layout(constant_id = 4) const int KW = 3;
+layout(constant_id = 5) const int SY = 1;  // strides
+layout(constant_id = 6) const int SX = 1;
+// The input rows are whole vec4s (width a multiple of 4, region on a vec4) and PX * SX a
+// multiple of 4: binding 0 is an RGBA view and a row's window is SPAN4 aligned fetches from 4
+// floats before the run's first column, SHIFT = 4 - padLeft of them before the window.
+layout(constant_id = 7) const bool VEC_INPUT = false;
+layout(constant_id = 8) const int SHIFT = 0;
+const int CB4 = CO / 4;
+const int SPAN = (PX - 1) * SX + KW;
+const int SPAN4 = (SHIFT + SPAN + 3) / 4;
+
+layout(binding = 0) uniform samplerBuffer inputs;   // R32F, or RGBA32F (VEC_INPUT)
+layout(std140, binding = 1) uniform Weights { vec4 weights[4096]; };  // 64 KiB, the most a UBO binding may hold
+layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
+#ifdef GRAPH_VEC4_OUTPUT
+layout(binding = 3, rgba32f) uniform imageBuffer outputs;
+const bool VEC_OUTPUT = true;
+#else
+layout(binding = 3, r32f) uniform imageBuffer outputs;
+const bool VEC_OUTPUT = false;
+#endif
+
+layout(push_constant) uniform Push {
+    int inWidth, inHeight, outWidth, outHeight, padTop, padLeft;
+    uint runsPerRow, outChannels, cinStart, cinCount, blockStart;
+    float alpha, beta;
+    float qScale, qZeroPoint, qLow, qHigh;
+} p;
+
+#include "activation.glsl"
+#include "fake_quant.glsl"
+#include "conv2d_graph_epilogue.glsl"
+
+void main() {
+    uint run = gl_GlobalInvocationID.x;
+    int y = int(run / p.runsPerRow);
+    if (y >= p.outHeight) return;
+    int x0 = int(run % p.runsPerRow) * PX;
+    uint block = gl_WorkGroupID.y;
+    uint plane = uint(p.outWidth * p.outHeight);
+    uint inPlane = uint(p.inWidth * p.inHeight);
+    uint outFirst = uint(y * p.outWidth + x0);
+    uint outLast = uint(y * p.outWidth + p.outWidth - 1);
+
+    vec4 acc[PX * CB4];
+    if (ACCUMULATE) {
+        [[unroll]] for (int j = 0; j < CB4; j++) [[unroll]] for (int c = 0; c < 4; c++) {
+            uint co = min((p.blockStart + block) * uint(CO) + uint(4 * j + c), p.outChannels - 1u);
+            if (VEC_OUTPUT) {
+                [[unroll]] for (int q = 0; q < PX / 4; q++) {
+                    vec4 s = imageLoad(outputs, int((co * plane + min(outFirst + uint(4 * q), outLast)) >> 2));
+                    [[unroll]] for (int e = 0; e < 4; e++) acc[(4 * q + e) * CB4 + j][c] = s[e];
+                }
+            } else {
+                [[unroll]] for (int i = 0; i < PX; i++)
+                    acc[i * CB4 + j][c] = imageLoad(outputs, int(co * plane + min(outFirst + uint(i), outLast))).x;
+            }
+        }
+    } else {
+        [[unroll]] for (int k = 0; k < PX * CB4; k++) acc[k] = vec4(0.0);
+    }
+
+    // Which window columns lie inside the map (the same for every row and channel).
+    int xs = x0 * SX - p.padLeft;
+    bool inside[SPAN];
+    [[unroll]] for (int s = 0; s < SPAN; s++) inside[s] = xs + s >= 0 && xs + s < p.inWidth;
+
+    uint w = block * p.cinCount * uint(KH * KW * CB4);
+    int iy0 = y * SY - p.padTop;
+    for (uint ci = 0u; ci < p.cinCount; ci++) {
+        int planeStart = int((p.cinStart + ci) * inPlane);
+        [[unroll]] for (int ky = 0; ky < KH; ky++) {
+            int iy = iy0 + ky;
+            bool rowInside = iy >= 0 && iy < p.inHeight;
+            int rowStart = planeStart + iy * p.inWidth + xs;
+            float window[SPAN];
+            if (VEC_INPUT) {
+                float wide[SPAN4 * 4];
+                [[unroll]] for (int q = 0; q < SPAN4; q++) {
+                    int x = x0 * SX - 4 + 4 * q;
+                    bool ok = rowInside && x >= 0 && x < p.inWidth;
+                    vec4 v = texelFetch(inputs, ok ? (rowStart + p.padLeft - 4) / 4 + q : 0);
+                    [[unroll]] for (int e = 0; e < 4; e++) wide[4 * q + e] = ok ? v[e] : 0.0;
+                }
+                [[unroll]] for (int s = 0; s < SPAN; s++) window[s] = wide[SHIFT + s];
+            } else {
+                [[unroll]] for (int s = 0; s < SPAN; s++) {
+                    bool ok = rowInside && inside[s];
+                    float v = texelFetch(inputs, ok ? rowStart + s : 0).r;
+                    window[s] = ok ? v : 0.0;
+                }
+            }
+            [[unroll]] for (int kx = 0; kx < KW; kx++) {
+                [[unroll]] for (int j = 0; j < CB4; j++) {
+                    vec4 wv = weights[w + uint((ky * KW + kx) * CB4 + j)];
+                    [[unroll]] for (int i = 0; i < PX; i++)
+                        acc[i * CB4 + j] = fma(vec4(window[i * SX + kx]), wv, acc[i * CB4 + j]);
+                }
+            }
+        }
+        w += uint(KH * KW * CB4);
+    }
+
+    [[unroll]] for (int j = 0; j < CB4; j++) {
+        [[unroll]] for (int c = 0; c < 4; c++) {
+            uint co = (p.blockStart + block) * uint(CO) + uint(4 * j + c);
+            if (co >= p.outChannels) break;
+            float bias = 0.0, slope = 0.0;
+            if (FINISH) { bias = texelFetch(extras, int(co)).r; slope = texelFetch(extras, int(p.outChannels + co)).r; }
+            float v[PX];
+            [[unroll]] for (int i = 0; i < PX; i++) {
+                v[i] = acc[i * CB4 + j][c];
+                v[i] = epilogue(v[i], bias, slope);
+            }
+            if (VEC_OUTPUT) {
+                // Rows are whole vec4s: a vec4 starting inside the row lies inside it.
+                [[unroll]] for (int q = 0; q < PX / 4; q++) {
+                    if (x0 + 4 * q >= p.outWidth) break;
+                    imageStore(outputs, int((co * plane + outFirst) >> 2) + q, vec4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]));
+                }
+            } else {
+                [[unroll]] for (int i = 0; i < PX; i++) {
+                    if (x0 + i >= p.outWidth) break;
+                    imageStore(outputs, int(co * plane + outFirst + uint(i)), vec4(v[i]));
+                }
+            }
+        }
+    }
+}

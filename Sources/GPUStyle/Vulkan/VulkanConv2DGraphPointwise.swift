@@ -1,0 +1,81 @@
+import CVulkan
+
+/// Recording of 1x1 graph convolutions with conv2d_graph_pointwise.comp.
+extension VulkanBackend {
+    static let conv2dGraphPointwise = VulkanShader(name: "conv2d_graph_pointwise",
+                                                   bindings: [.texels(VK_FORMAT_R32_SFLOAT), .uniform, .texels(VK_FORMAT_R32_SFLOAT),
+                                                              .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                                   pushConstantWords: 14)
+    /// The same reading its input as vec4s (VEC_INPUT).
+    static let conv2dGraphPointwiseVec = VulkanShader(name: "conv2d_graph_pointwise",
+                                                      bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform,
+                                                                 .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
+                                                      pushConstantWords: 14)
+
+    /// Output pixels per invocation: two vec4 fetches feed 8 x 8 multiply-adds per input
+    /// channel. MobileNetV2's 1x1 layers at 224x224 (VulkanConv2DGraphTimingTests, lavapipe on
+    /// AMD EPYC Zen 4, 2 shared cores, one noisy run each): 4 pixels 5.0, 8 pixels 6.5, 16 pixels
+    /// 5.1 GFLOP/s (16 output channels per invocation instead of 8: 6.6); 4 pixels on maps under
+    /// 400 pixels (more lanes busy on 7x7 and 14x14) lost too: 8.1-10.0 against 10.2-10.8.
+    static let pointwisePixels = 8
+
+    func recordConv2DPointwise(_ conv: ExecutionPlan.Conv2D, layout: VulkanGraphWeights, weights: VulkanBufferRange,
+                               extras: VulkanBufferRange, label: String) throws {
+        let plane = conv.output.height * conv.output.width
+        let px = Self.pointwisePixels
+        let vectorInput = plane % 4 == 0 && conv.input.offset % 4 == 0
+        let vectorOutput = plane % 4 == 0 && conv.output.offset % 4 == 0
+        let runs = (plane + px - 1) / px
+        let local = graphLocalSize(runs)
+        let shader = Self.graphConvShader("conv2d_graph_pointwise", vectorInput: vectorInput, vectorOutput: vectorOutput,
+                                          pushConstantWords: 11)
+        let pieces = layout.pieces
+        for (n, piece) in pieces.enumerated() {
+            if n > 0 && piece.cin != pieces[n - 1].cin { recorder.barrier() }
+            let tile = [local, px, layout.co, vectorInput ? 1 : 0]
+            let pipeline = try pipelines.pipeline(shader, constants: graphConvConstants(tile, conv, layout: layout, piece: piece))
+            let push = [plane, conv.output.channels, piece.cin.lowerBound, piece.cin.count, piece.blocks.lowerBound].map { UInt32($0) }
+                + graphEpilogueWords(conv)
+            try recorder.dispatch(pipeline,
+                                  buffers: [binding(conv.input), weights.slice(offset: 4 * piece.offset, size: 4 * piece.floats),
+                                            extras, binding(conv.output)],
+                                  push: push, groups: ((runs + local - 1) / local, piece.blocks.count, 1),
+                                  label: "\(label) piece \(n)")
+        }
+    }
+
+    /// A uniform-buffer graph convolution shader (bindings: input, weights, extras, output):
+    /// with `vectorInput` the input is an RGBA view (the shader's VEC_INPUT), with
+    /// `vectorOutput` the "_vec4" build storing 4 floats per store through an RGBA view.
+    static func graphConvShader(_ stem: String, vectorInput: Bool, vectorOutput: Bool, pushConstantWords: Int) -> VulkanShader {
+        let r = VK_FORMAT_R32_SFLOAT, rgba = VK_FORMAT_R32G32B32A32_SFLOAT
+        return VulkanShader(name: vectorOutput ? stem + "_vec4" : stem,
+                            bindings: [.texels(vectorInput ? rgba : r), .uniform, .texels(r), .storageTexels(vectorOutput ? rgba : r)],
+                            pushConstantWords: pushConstantWords)
+    }
+
+    /// Specialization constants of a uniform-buffer graph convolution: the shader's tile
+    /// constants (ids 0..<10) then conv2d_graph_epilogue.glsl's (ids 10-13: activation kind,
+    /// quantise, continue partial sums, finish).
+    func graphConvConstants(_ tile: [Int], _ conv: ExecutionPlan.Conv2D, layout: VulkanGraphWeights,
+                            piece: VulkanGraphWeights.Piece) -> [UInt32] {
+        precondition(tile.count <= 10, "graph conv tile constants take ids 0..<10")
+        let chunks = layout.kind == .depthwise ? [0..<1] : layout.cinChunks
+        let epilogue = [Int(conv.activation.kind.rawValue), conv.quantize == nil ? 0 : 1,
+                        piece.cin.lowerBound > chunks.first!.lowerBound ? 1 : 0, piece.cin == chunks.last! ? 1 : 0]
+        return (tile + [Int](repeating: 0, count: 10 - tile.count) + epilogue).map { UInt32(bitPattern: Int32($0)) }
+    }
+
+    /// The epilogue's push words: activation alpha and beta, then the fake quantisation's.
+    func graphEpilogueWords(_ conv: ExecutionPlan.Conv2D) -> [UInt32] {
+        [conv.activation.alpha.bitPattern, conv.activation.beta.bitPattern] + Self.quantizeWords(conv.quantize)
+    }
+
+    /// Invocations per workgroup for `runs` invocations along a map: 64, fewer for small maps
+    /// (a workgroup of mostly idle lanes still runs them), at least 8 (lavapipe's SIMD width).
+    func graphLocalSize(_ runs: Int) -> Int {
+        var size = 8
+        while size < 64 && size < runs { size *= 2 }
+        return size
+    }
+}
