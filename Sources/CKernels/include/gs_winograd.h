@@ -35,18 +35,4 @@ int64_t gs_winograd_scratch(int cin);
 void gs_winograd_run(const float *input, int64_t in_plane_stride, int64_t in_row_stride, int padded_height,
                      int padded_width, int cin, const float *packed, int cout, float *output,
                      int64_t out_plane_stride, int64_t task_begin, int64_t task_end, float *scratch);
-
-/// bf16 Winograd: U rounded to bf16 once at packing, V as each task transforms it, the products
-/// summed in fp32 (VDPBF16PS where gs_has_avx512_bf16, else emulated; see gs_conv2d_banded_bf16).
-/// U packed in pairs of input channels, [cout / 4][36][ceil(cin / 2)][4] 32-bit words, each the
-/// bf16 values of channels 2p (low half) and 2p + 1 (high half; zero past cin).
-int64_t gs_winograd_packed_count_bf16(int cout, int cin);
-
-/// Returns 0, or -1 when the fp32 packing's temporary cannot be allocated.
-int gs_winograd_pack_bf16(const float *weights, int cout, int cin, uint32_t *packed);
-
-/// gs_winograd_run in bf16 (the same tasks and scratch).
-void gs_winograd_run_bf16(const float *input, int64_t in_plane_stride, int64_t in_row_stride, int padded_height,
-                          int padded_width, int cin, const uint32_t *packed, int cout, float *output,
-                          int64_t out_plane_stride, int64_t task_begin, int64_t task_end, float *scratch);
 #endif

@@ -3,17 +3,20 @@ import Synchronization
 
 /// CPU kernel of `ExecutionPlan.Convolution`: the C micro-kernel over bands of output rows, or
 /// for 3x3 stride-1 layers Winograd's F(4x4, 3x3) over groups of tiles (`CKernels/winograd.c`),
-/// in fp32 or, when `ConvolutionPrecision.inUse` is `.bf16`, with bf16 inputs and weights
-/// (`CKernels/conv2d_bf16.c`).
+/// in fp32 or, when `ConvolutionPrecision.inUse` is `.bf16`, the direct kernel with bf16 inputs
+/// and weights (`CKernels/conv2d_bf16.c`). Winograd stays fp32 under bf16: a bf16 Winograd
+/// (rounding its transformed tiles and weights) was built and measured (commit 68c595e, AMD EPYC
+/// Zen 4, 2 cores): 4x the end-to-end error of the bf16 direct layers with fp32 Winograd (mean
+/// 2.3 against 0.64 levels on a 1920x1280 photo, style 3) and no faster in `gpustyle profile`
+/// at 1080p (the residual layers 342 vs 316 ms in one pair of runs).
 struct PackedConvolution {
     let weights: ConvolutionWeights
     let packed: [Float]
     /// The Winograd-domain weights (3x3 layers with enough channels only).
     let winogradPacked: [Float]?
-    /// The same weights in bf16, in pairs of input channels (`gs_conv_bf16_pack_weights`,
-    /// `gs_winograd_pack_bf16`): made once here, so that switching precision repacks nothing.
+    /// The direct kernel's weights in bf16, in pairs of input channels (`gs_conv_bf16_pack_weights`):
+    /// made once here, so that switching precision repacks nothing.
     let packedBF16: [UInt32]
-    let winogradPackedBF16: [UInt32]?
 
     /// Winograd pays when both sides have at least this many channels: its input transform is
     /// per input channel and its output transform per output channel, while its products (a
@@ -51,14 +54,6 @@ struct PackedConvolution {
         var bf16 = [UInt32](repeating: 0, count: Int(gs_conv_bf16_packed_count(cout, cin, kernel)))
         gs_conv_bf16_pack_weights(weights.values, cout, cin, kernel, &bf16)
         packedBF16 = bf16
-        if winogradPacked != nil {
-            var winograd = [UInt32](repeating: 0, count: Int(gs_winograd_packed_count_bf16(cout, cin)))
-            let status = gs_winograd_pack_bf16(weights.values, cout, cin, &winograd)
-            precondition(status == 0, "out of memory packing bf16 Winograd weights")
-            winogradPackedBF16 = winograd
-        } else {
-            winogradPackedBF16 = nil
-        }
     }
 
     /// Whether `run` takes Winograd's F(4x4, 3x3) for `step` when maps larger than
@@ -73,12 +68,10 @@ struct PackedConvolution {
              winogradMinimumMapBytes: Int? = Self.winogradMinimumMapBytes) {
         precondition(step.inputChannels == weights.inputChannels && step.outputShape.channels == weights.outputChannels
                      && step.kernel == weights.kernel, "convolution step does not match its weights")
-        let bf16 = ConvolutionPrecision.inUse == .bf16
         if runsWinograd(step, minimumMapBytes: winogradMinimumMapBytes), let winogradPacked {
-            return runWinograd(step, input: input, output: output, packed: winogradPacked,
-                               bf16: bf16 ? winogradPackedBF16 : nil)
+            return runWinograd(step, input: input, output: output, packed: winogradPacked)
         }
-        if bf16 { return runBF16(step, input: input, output: output) }
+        if ConvolutionPrecision.inUse == .bf16 { return runBF16(step, input: input, output: output) }
         let pad = step.input
         let offsets = (0..<step.kernel).map { Int32(pad.columnOffset(tap: $0)) }
         let out = step.outputShape
@@ -229,26 +222,18 @@ struct PackedConvolution {
     }
 
     private func runWinograd(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>,
-                             output: UnsafeMutablePointer<Float>, packed: [Float], bf16: [UInt32]?) {
+                             output: UnsafeMutablePointer<Float>, packed: [Float]) {
         let pad = step.input, out = step.outputShape
         let height = Int32(pad.paddedHeight), width = Int32(pad.paddedWidth)
         let tasks = Int(gs_winograd_tasks(height, width))
         let scratchFloats = Int(gs_winograd_scratch(Int32(step.inputChannels)))
         packed.withUnsafeBufferPointer { packed in
-            (bf16 ?? []).withUnsafeBufferPointer { packedBF16 in
-                ParallelFor.ranges(tasks) { range in
-                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchFloats)
-                    defer { scratch.deallocate() }
-                    if bf16 != nil {
-                        gs_winograd_run_bf16(input, Int64(pad.planeStride), Int64(pad.rowStride), height, width,
-                                             Int32(step.inputChannels), packedBF16.baseAddress, Int32(out.channels), output,
-                                             Int64(out.planeStride), Int64(range.lowerBound), Int64(range.upperBound), scratch)
-                    } else {
-                        gs_winograd_run(input, Int64(pad.planeStride), Int64(pad.rowStride), height, width,
-                                        Int32(step.inputChannels), packed.baseAddress, Int32(out.channels), output,
-                                        Int64(out.planeStride), Int64(range.lowerBound), Int64(range.upperBound), scratch)
-                    }
-                }
+            ParallelFor.ranges(tasks) { range in
+                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchFloats)
+                defer { scratch.deallocate() }
+                gs_winograd_run(input, Int64(pad.planeStride), Int64(pad.rowStride), height, width,
+                                Int32(step.inputChannels), packed.baseAddress, Int32(out.channels), output,
+                                Int64(out.planeStride), Int64(range.lowerBound), Int64(range.upperBound), scratch)
             }
         }
     }
