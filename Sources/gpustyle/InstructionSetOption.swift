@@ -37,8 +37,9 @@ struct InstructionSetOption: ParsableArguments {
 
     @Option(help: ArgumentHelp("The style network's CPU convolutions: fp32 (default) or bf16.",
                                discussion: """
-                               bf16 rounds inputs and weights to bf16 and sums in fp32 (VDPBF16PS): faster on CPUs \
-                               with AVX512_BF16 (AMD Zen 4, Intel Sapphire Rapids), a few levels of 255 from fp32.
+                               bf16 rounds the direct convolutions' inputs and weights to bf16 and sums in fp32 \
+                               (VDPBF16PS): 0.6-0.75x the time on CPUs with AVX512_BF16 (AMD Zen 4, Intel Sapphire \
+                               Rapids), under 1/255 from fp32 on average but tens of levels in places (docs/speed.md#bf16).
                                """))
     var precision: ConvolutionPrecision?
 
