@@ -34,7 +34,7 @@ int gs_has_avx512_bf16(void);
 /// Tests: 1 makes the bf16 kernels emulate VDPBF16PS even where the CPU has it; 0 undoes it.
 void gs_bf16_emulate(int on);
 
-/// Precision of the style network's convolutions (gs_conv2d_banded_bf16, gs_winograd_run_bf16):
+/// Precision of the style network's direct convolutions (gs_conv2d_banded_bf16; Winograd stays fp32):
 /// GS_PRECISION_FP32 (default) or GS_PRECISION_BF16 (inputs and weights rounded to bf16,
 /// products summed in fp32). Process-wide like the level cap; the caller (PackedConvolution)
 /// reads it at each run.
