@@ -24,10 +24,12 @@ struct FolderJob {
     /// Names a folder's images are picked by (the reader itself goes by the bytes).
     static let extensions: Set<String> = ["png", "jpg", "jpeg", "heic", "heif", "avif", "webp"]
 
-    /// What changes a stylized photo: the program's version, the style mix, the strength, the colour
-    /// (the device and the memory budget change it by at most 1/255, and are left out).
+    /// What changes a stylized photo: the program's version, the style mix, the strength, the colour,
+    /// --precision bf16 (tens of levels in places; the device and the memory budget change it by at
+    /// most 1/255, and are left out).
     var optionsKey: String {
         "gpustyle \(GPUStyleCommand.configuration.version) stylize style=\(mix) strength=\(strength)\(preserveColor ? " preserve-color" : "")"
+            + (ConvolutionPrecision.inUse == .bf16 ? " precision=bf16" : "")
     }
 
     func run() throws {

@@ -19,19 +19,47 @@ extension InstructionSet: ExpressibleByArgument {
     public static var allValueStrings: [String] { allCases.map(\.argumentName) }
 }
 
-/// `--isa`: the measurement commands can run the CPU kernels' lower twins.
+extension ConvolutionPrecision: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let precision = ConvolutionPrecision.allCases.first(where: { $0.description == argument }) else { return nil }
+        self = precision
+    }
+
+    public static var allValueStrings: [String] { allCases.map(\.description) }
+}
+
+/// `--isa` and `--precision`: the CPU kernels' lower twins (the measurement commands) and the
+/// style convolutions' bf16 arithmetic (opt-in: see docs/speed.md#bf16).
 struct InstructionSetOption: ParsableArguments {
     @Option(help: ArgumentHelp("Cap the CPU kernels' instruction set: avx512, avx2 or portable.",
                                discussion: "Default: the best this CPU supports. The report names the set in use."))
     var isa: InstructionSet?
 
-    /// Applies the cap; a level this CPU lacks is an error (the report would name another).
+    @Option(help: ArgumentHelp("The style network's CPU convolutions: fp32 (default) or bf16.",
+                               discussion: """
+                               bf16 rounds the direct convolutions' inputs and weights to bf16 and sums in fp32 \
+                               (VDPBF16PS): 0.6-0.75x the time on CPUs with AVX512_BF16 (AMD Zen 4, Intel Sapphire \
+                               Rapids), under 1/255 from fp32 on average but tens of levels in places (docs/speed.md#bf16).
+                               """))
+    var precision: ConvolutionPrecision?
+
+    /// Applies the cap and the precision; a level this CPU lacks is an error (the report would
+    /// name another), and so is bf16 without AVX512_BF16 in use (it would run emulated, slower).
     func apply() throws {
-        guard let isa else { return }
-        let inUse = InstructionSet.limit(to: isa)
-        if inUse != isa {
-            InstructionSet.limit(to: nil)
-            throw ValidationError("--isa \(isa.argumentName): this CPU supports at most \(InstructionSet.supported.argumentName)")
+        if let isa {
+            let inUse = InstructionSet.limit(to: isa)
+            if inUse != isa {
+                InstructionSet.limit(to: nil)
+                throw ValidationError("--isa \(isa.argumentName): this CPU supports at most \(InstructionSet.supported.argumentName)")
+            }
+        }
+        if let precision {
+            if precision == .bf16 && !ConvolutionPrecision.bf16InHardware {
+                throw ValidationError(ConvolutionPrecision.bf16Supported
+                                      ? "--precision bf16 needs --isa avx512 (VDPBF16PS is an AVX-512 instruction)"
+                                      : "--precision bf16: this CPU has no AVX512_BF16")
+            }
+            ConvolutionPrecision.use(precision)
         }
     }
 }

@@ -44,6 +44,8 @@ struct StylizeCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup(title: "CPU kernels") var instructionSet: InstructionSetOption
+
     @OptionGroup var videoOptions: VideoOptions
 
     @OptionGroup(title: "Folders and videos on many machines") var batchOptions: BatchOptions
@@ -84,6 +86,7 @@ struct StylizeCommand: ParsableCommand {
 
     func run() throws {
         let destination = (output ?? outputOption)!
+        try instructionSet.apply()
         if videoOptions.smooth != 0 && !VideoInput.isVideo(input) {
             throw CommandFailure(message: "--smooth is for videos: a photo or a folder of photos has no frames to smooth over")
         }

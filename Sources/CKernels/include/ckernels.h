@@ -72,6 +72,24 @@ int gs_conv2d_banded(const gs_conv_band_input *input, int64_t row_stride, const 
                      int64_t out_plane_stride, int out_width, int row_begin, int row_end, int band_rows,
                      double *moments);
 
+/// bf16 convolutions (conv2d_bf16.c): inputs and weights rounded to bf16 (to nearest even), the
+/// products summed in fp32 (VDPBF16PS where the CPU has AVX512_BF16, gs_has_avx512_bf16, else the
+/// same arithmetic emulated). Weights are packed once, in pairs of input channels: 32-bit words of
+/// gs_conv_bf16_packed_count, [ceil(cout/3) blocks][ceil(cin/2) pairs][k][k][3], each word the bf16
+/// weights of input channels 2p (low half) and 2p + 1 (high half; zero past cin).
+int64_t gs_conv_bf16_packed_count(int cout, int cin, int kernel);
+void gs_conv_bf16_pack_weights(const float *weights, int cout, int cin, int kernel, uint32_t *packed);
+
+/// gs_conv2d_banded in bf16: the band's padded rows are made in fp32 as there, then rounded and
+/// packed in channel pairs (half the bytes in the band buffer). `cin` counts channels.
+int gs_conv2d_banded_bf16(const gs_conv_band_input *input, int64_t row_stride, const int32_t *col_offset, int cin,
+                          int kernel, int stride, const uint32_t *packed_weights, int cout, float *output,
+                          int64_t out_plane_stride, int out_width, int row_begin, int row_end, int band_rows,
+                          double *moments);
+
+/// x rounded to the nearest bf16 (ties to even), as a float (tests' references).
+float gs_bf16_round(float x);
+
 /// Sum and sum of squares of (x - shift) over n floats, accumulated in float vectors over
 /// short runs and combined in double.
 void gs_instance_norm_moments(const float *x, int64_t n, float shift, double *sum, double *squares);

@@ -2,12 +2,21 @@ import CKernels
 import Synchronization
 
 /// CPU kernel of `ExecutionPlan.Convolution`: the C micro-kernel over bands of output rows, or
-/// for 3x3 stride-1 layers Winograd's F(4x4, 3x3) over groups of tiles (`CKernels/winograd.c`).
+/// for 3x3 stride-1 layers Winograd's F(4x4, 3x3) over groups of tiles (`CKernels/winograd.c`),
+/// in fp32 or, when `ConvolutionPrecision.inUse` is `.bf16`, the direct kernel with bf16 inputs
+/// and weights (`CKernels/conv2d_bf16.c`). Winograd stays fp32 under bf16: a bf16 Winograd
+/// (rounding its transformed tiles and weights) was built and measured (commit 68c595e, AMD EPYC
+/// Zen 4, 2 cores): 4x the end-to-end error of the bf16 direct layers with fp32 Winograd (mean
+/// 2.3 against 0.64 levels on a 1920x1280 photo, style 3) and no faster in `gpustyle profile`
+/// at 1080p (the residual layers 342 vs 316 ms in one pair of runs).
 struct PackedConvolution {
     let weights: ConvolutionWeights
     let packed: [Float]
     /// The Winograd-domain weights (3x3 layers with enough channels only).
     let winogradPacked: [Float]?
+    /// The direct kernel's weights in bf16, in pairs of input channels (`gs_conv_bf16_pack_weights`):
+    /// made once here, so that switching precision repacks nothing.
+    let packedBF16: [UInt32]
 
     /// Winograd pays when both sides have at least this many channels: its input transform is
     /// per input channel and its output transform per output channel, while its products (a
@@ -41,6 +50,10 @@ struct PackedConvolution {
         } else {
             winogradPacked = nil
         }
+        let (cout, cin, kernel) = (Int32(weights.outputChannels), Int32(weights.inputChannels), Int32(weights.kernel))
+        var bf16 = [UInt32](repeating: 0, count: Int(gs_conv_bf16_packed_count(cout, cin, kernel)))
+        gs_conv_bf16_pack_weights(weights.values, cout, cin, kernel, &bf16)
+        packedBF16 = bf16
     }
 
     /// Whether `run` takes Winograd's F(4x4, 3x3) for `step` when maps larger than
@@ -58,6 +71,7 @@ struct PackedConvolution {
         if runsWinograd(step, minimumMapBytes: winogradMinimumMapBytes), let winogradPacked {
             return runWinograd(step, input: input, output: output, packed: winogradPacked)
         }
+        if ConvolutionPrecision.inUse == .bf16 { return runBF16(step, input: input, output: output) }
         let pad = step.input
         let offsets = (0..<step.kernel).map { Int32(pad.columnOffset(tap: $0)) }
         let out = step.outputShape
@@ -82,9 +96,10 @@ struct PackedConvolution {
     static let bandBufferBytes = 1_536 * 1024
 
     /// Output rows per band of `step` (at least 1): as many as fit `bandBufferBytes`, or `forced`.
-    static func bandRows(_ step: ExecutionPlan.Convolution, forced: Int? = nil) -> Int {
+    /// In bf16 the buffer holds two channels per 32-bit word.
+    static func bandRows(_ step: ExecutionPlan.Convolution, forced: Int? = nil, bf16: Bool = false) -> Int {
         if let forced { return max(1, forced) }
-        let rowBytes = 4 * step.inputChannels * step.input.rowStride
+        let rowBytes = 4 * (bf16 ? (step.inputChannels + 1) / 2 : step.inputChannels) * step.input.rowStride
         let slots = bandBufferBytes / max(rowBytes, 1)
         return max(1, (slots - step.kernel) / step.stride + 1)
     }
@@ -102,7 +117,8 @@ struct PackedConvolution {
         let offsets = (0..<conv.kernel).map { Int32(pad.columnOffset(tap: $0)) }
         let rows = (0..<pad.paddedHeight).map { Int32(pad.sourceIndex($0, along: pad.window.rows)) }
         let runs = ReflectPad.runs(for: pad)
-        let band = Self.bandRows(conv, forced: forced)
+        let bf16 = ConvolutionPrecision.inUse == .bf16
+        let band = Self.bandRows(conv, forced: forced, bf16: bf16)
         let table = step.normalize.map { UnsafePointer(affine + $0.layer * ExecutionPlan.parametersPerLayer) }
         let failed = Atomic(false)
         // Each chunk of rows sums its channels' values into the row where it starts ([count,
@@ -117,24 +133,15 @@ struct PackedConvolution {
         offsets.withUnsafeBufferPointer { offsets in
             rows.withUnsafeBufferPointer { rows in
                 runs.withUnsafeBufferPointer { runs in
-                    packed.withUnsafeBufferPointer { packed in
-                        let input = gs_conv_band_input(
-                            source: source, plane: Int64(pad.sourceShape.planeStride), width: Int32(pad.sourceShape.width),
-                            rows: rows.baseAddress, runs: runs.baseAddress, run_count: Int32(runs.count),
-                            padded_width: Int32(pad.paddedWidth), scale: table, shift: table.map { $0 + StyleNetwork.maxChannels },
-                            activation: Int32(step.normalize?.activation.rawValue ?? 0))
-                        withUnsafePointer(to: input) { input in
-                        ParallelFor.ranges(out.height) { range in
-                            let status = gs_conv2d_banded(input, Int64(pad.rowStride), offsets.baseAddress,
-                                                          Int32(conv.inputChannels), Int32(conv.kernel), Int32(conv.stride),
-                                                          packed.baseAddress, Int32(out.channels), output,
-                                                          Int64(out.planeStride), Int32(out.width),
-                                                          Int32(range.lowerBound), Int32(range.upperBound), Int32(band),
-                                                          momentsBase.map { $0 + range.lowerBound * momentsStride })
-                            if status != 0 { failed.store(true, ordering: .relaxed) }
-                        }
-                        }
-                    }
+                    let input = gs_conv_band_input(
+                        source: source, plane: Int64(pad.sourceShape.planeStride), width: Int32(pad.sourceShape.width),
+                        rows: rows.baseAddress, runs: runs.baseAddress, run_count: Int32(runs.count),
+                        padded_width: Int32(pad.paddedWidth), scale: table, shift: table.map { $0 + StyleNetwork.maxChannels },
+                        activation: Int32(step.normalize?.activation.rawValue ?? 0))
+                    let ok = runBanded(conv, input: input, rowStride: pad.rowStride, offsets: offsets.baseAddress!,
+                                       output: output, band: band, bf16: bf16,
+                                       moments: momentsBase.map { ($0, momentsStride) })
+                    if !ok { failed.store(true, ordering: .relaxed) }
                 }
             }
         }
@@ -160,6 +167,58 @@ struct PackedConvolution {
                                        parameters: parameters, affine: affine)
             }
         }
+    }
+
+    /// `gs_conv2d_banded` (or its bf16 twin) over the output rows on all cores; false when a
+    /// band buffer could not be allocated. `moments`: the chunks' moments rows and their stride.
+    private func runBanded(_ conv: ExecutionPlan.Convolution, input: gs_conv_band_input, rowStride: Int,
+                           offsets: UnsafePointer<Int32>, output: UnsafeMutablePointer<Float>, band: Int, bf16: Bool,
+                           moments: (UnsafeMutablePointer<Double>, Int)?) -> Bool {
+        let out = conv.outputShape
+        let failed = Atomic(false)
+        withUnsafePointer(to: input) { input in
+            packed.withUnsafeBufferPointer { packed in
+                packedBF16.withUnsafeBufferPointer { packedBF16 in
+                    ParallelFor.ranges(out.height) { range in
+                        let chunkMoments = moments.map { $0.0 + range.lowerBound * $0.1 }
+                        let status = bf16
+                            ? gs_conv2d_banded_bf16(input, Int64(rowStride), offsets, Int32(conv.inputChannels),
+                                                    Int32(conv.kernel), Int32(conv.stride), packedBF16.baseAddress,
+                                                    Int32(out.channels), output, Int64(out.planeStride), Int32(out.width),
+                                                    Int32(range.lowerBound), Int32(range.upperBound), Int32(band),
+                                                    chunkMoments)
+                            : gs_conv2d_banded(input, Int64(rowStride), offsets, Int32(conv.inputChannels),
+                                               Int32(conv.kernel), Int32(conv.stride), packed.baseAddress,
+                                               Int32(out.channels), output, Int64(out.planeStride), Int32(out.width),
+                                               Int32(range.lowerBound), Int32(range.upperBound), Int32(band), chunkMoments)
+                        if status != 0 { failed.store(true, ordering: .relaxed) }
+                    }
+                }
+            }
+        }
+        return !failed.load(ordering: .relaxed)
+    }
+
+    /// `run` in bf16 on an already padded input: its rows are rounded and packed in channel pairs
+    /// band by band (`gs_conv2d_banded_bf16` copying whole rows), as the fused steps do.
+    private func runBF16(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+        let pad = step.input
+        let offsets = (0..<step.kernel).map { Int32(pad.columnOffset(tap: $0)) }
+        let rows = (0..<pad.paddedHeight).map(Int32.init)
+        let wholeRow = [gs_pad_run(dst: 0, src: 0, count: Int32(pad.rowStride), mode: 1)]
+        let ok = offsets.withUnsafeBufferPointer { offsets in
+            rows.withUnsafeBufferPointer { rows in
+                wholeRow.withUnsafeBufferPointer { runs in
+                    let source = gs_conv_band_input(
+                        source: input, plane: Int64(pad.planeStride), width: Int32(pad.rowStride), rows: rows.baseAddress,
+                        runs: runs.baseAddress, run_count: 1, padded_width: Int32(pad.rowStride), scale: nil, shift: nil,
+                        activation: 0)
+                    return runBanded(step, input: source, rowStride: pad.rowStride, offsets: offsets.baseAddress!,
+                                     output: output, band: Self.bandRows(step, bf16: true), bf16: true, moments: nil)
+                }
+            }
+        }
+        precondition(ok, "out of memory for a bf16 convolution's band of rows")
     }
 
     private func runWinograd(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>,

@@ -26,3 +26,31 @@ public enum InstructionSet: Int32, Sendable, CaseIterable, Comparable, CustomStr
 
     public static func < (a: InstructionSet, b: InstructionSet) -> Bool { a.rawValue < b.rawValue }
 }
+
+/// The arithmetic of the style network's convolutions on the CPU path (`PackedConvolution`):
+/// fp32 (the default), or bf16 — inputs and weights rounded to bf16, the products summed in fp32
+/// by VDPBF16PS on CPUs with AVX512_BF16 (`CKernels/conv2d_bf16.c`; Winograd layers stay fp32). Like
+/// the instruction-set cap it is set process-wide by the caller (`gpustyle --precision`); the
+/// library reads no environment. An AMX twin would be another way to run `.bf16`.
+public enum ConvolutionPrecision: Int32, Sendable, CaseIterable, CustomStringConvertible {
+    case fp32 = 0
+    case bf16 = 1
+
+    /// The precision every style convolution runs in now.
+    public static var inUse: ConvolutionPrecision { ConvolutionPrecision(rawValue: gs_conv_precision()) ?? .fp32 }
+
+    /// Sets the precision for every later run, process-wide.
+    public static func use(_ precision: ConvolutionPrecision) { gs_conv_precision_set(precision.rawValue) }
+
+    /// Whether this CPU has AVX512_BF16 (VDPBF16PS).
+    public static var bf16Supported: Bool { gs_bf16_supported() != 0 }
+
+    /// Whether `.bf16` runs on VDPBF16PS now (the CPU has it at the instruction-set level in use);
+    /// otherwise the kernels emulate it with fp32 FMAs: the same result, slower than fp32.
+    public static var bf16InHardware: Bool { gs_has_avx512_bf16() != 0 }
+
+    /// Tests: the emulation even where the CPU has the instruction.
+    static func emulateBF16(_ on: Bool) { gs_bf16_emulate(on ? 1 : 0) }
+
+    public var description: String { self == .fp32 ? "fp32" : "bf16" }
+}
