@@ -71,7 +71,8 @@ struct VideoStylizeJob {
     private func runJob(shard: Shard, skipped: inout Int) throws -> String {
         let tools = try VideoTools.locate(searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         var job = VideoJob(input: input, output: output, tools: tools, encoding: VideoEncoding(codec: options.videoCodec),
-                           styleOptions: "style \(mix.description) strength \(strength)\(preserveColor ? " preserve-color" : "")")
+                           styleOptions: "style \(mix.description) strength \(strength)\(preserveColor ? " preserve-color" : "")"
+                               + (ConvolutionPrecision.inUse == .bf16 ? " precision=bf16" : ""))
         if batch.shard != nil { job.shard = (shard.index, shard.count) }
         job.force = batch.force
         job.smoothing = options.smoothing
