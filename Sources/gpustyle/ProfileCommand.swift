@@ -100,11 +100,14 @@ struct ProfileCommand: ParsableCommand {
         var chrome = ChromeTrace()
         func profile(_ label: String, _ backend: NetworkBackend, limits: () throws -> DeviceLimits?, pid: Int, track: String) throws {
             let measured = try limits()
-            // The Vulkan backend records a fused convolution's parts: it gets them as steps of their own.
-            let plan = backend is CPUBackend ? plan : plan.unfusingPads()
+            // The Vulkan backend records a fused step's parts (a style convolution's, an inverted
+            // residual block's): it gets them as steps of their own, each named by its shader.
+            let plan = backend is CPUBackend ? plan : plan.splittingFusedSteps()
             let results = try Profiler.profile(backend, plan: plan, inputs: inputs, normParameters: parameters, runs: runs)
             reports.append(ProfileReport(path: label, device: backend.name, plan: plan, runs: results, limits: measured,
-                                         kernelNote: { (backend as? CPUBackend)?.kernelNote(for: $0) }))
+                                         kernelNote: { step in
+                                             (backend as? CPUBackend)?.kernelNote(for: step) ?? (backend as? VulkanBackend)?.kernelNote(for: step)
+                                         }))
             chrome.add(results.last!.slices, track: ChromeTrace.Track(pid: pid, tid: 1, name: "\(label): \(track)"))
         }
 
@@ -169,6 +172,7 @@ struct ProfileCommand: ParsableCommand {
                                 100 * slowest.reduce(0) { $0 + $1.share }))
             lines += TextTable.format([header] + slowest.map(stepCells))
         }
+        lines += convolutionTable(report)
         lines.append("")
         lines += TextTable.format([["op kind", "steps"] + header.dropFirst(2)]
                                   + report.kinds.map { cells($0, $0.kind, "\($0.count)") })
@@ -178,6 +182,28 @@ struct ProfileCommand: ParsableCommand {
             lines += ["", ProfileReport.winogradFootnote]
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension ProfileCommand {
+    /// The convolutions by kind (kernel, stride and, on Vulkan, the shader: "conv2d 3x3/2
+    /// [depthwise]"), fastest GFLOP/s first, with the mean time and work per step: the per-kind
+    /// GFLOP/s of the graph shaders to set against "[conv2d.comp]" from `--network style`.
+    /// Nothing for plans with fewer than two kinds of convolution.
+    static func convolutionTable(_ report: ProfileReport) -> [String] {
+        let convolutions = report.kinds.filter { $0.flops > 0 }.sorted { $0.gflops > $1.gflops }
+        guard convolutions.count > 1 else { return [] }
+        let ms = convolutions.reduce(0) { $0 + $1.milliseconds }, flops = convolutions.reduce(0) { $0 + $1.flops }
+        let rows = convolutions.map { r in
+            [r.kind, "\(r.count)", String(format: "%.2f", r.milliseconds), String(format: "%.1f%%", 100 * r.share),
+             String(format: "%.2f", r.gflops), String(format: "%.0f", 1000 * r.milliseconds / Double(r.count)),
+             String(format: "%.2f", r.flops / Double(r.count) / 1e6)]
+        }
+        let total = ["all convolutions", "\(convolutions.reduce(0) { $0 + $1.count })", String(format: "%.2f", ms),
+                     String(format: "%.1f%%", 100 * convolutions.reduce(0) { $0 + $1.share }),
+                     String(format: "%.2f", ms > 0 ? flops / (ms * 1e6) : 0), "-", "-"]
+        return [""] + TextTable.format([["convolution kind", "steps", "ms", "share", "GFLOP/s", "us/step", "MFLOP/step"]]
+                                       + rows + [total])
     }
 }
 

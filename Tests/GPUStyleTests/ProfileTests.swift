@@ -200,10 +200,35 @@ final class ProfileTests: XCTestCase {
                 XCTAssertLessThanOrEqual(total, (report["wall_ms"] as? Double ?? 0) * 1.0001, what)
                 stepKinds.append(steps.map { "\($0["kind"]!) \($0["layer"]!)" })
             }
-            // The style network's Vulkan plan runs a fused convolution's parts as steps of their own.
-            if network != .style { XCTAssertEqual(stepKinds[0], stepKinds[1], "\(network): the same steps on both paths") }
+            // The Vulkan plan runs a fused step's parts (a style convolution's, an inverted
+            // residual block's) as steps of their own, and names each convolution's shader.
+            let vulkanKinds = stepKinds[1].map { $0.replacingOccurrences(of: #" \[[^\]]*\]"#, with: "", options: .regularExpression) }
+            if network != .style && !stepKinds[0].contains(where: { $0.hasPrefix("inverted_residual") }) {
+                XCTAssertEqual(stepKinds[0], vulkanKinds, "\(network): the same steps on both paths")
+            }
+            XCTAssertFalse(vulkanKinds.contains { $0.hasPrefix("inverted_residual") }, "\(network): blocks split on Vulkan")
             XCTAssertNotNil(reports[1]["device_ms"], "\(network): the Vulkan path's device span")
         }
+    }
+
+    /// MobileNetV2 on Vulkan: the blocks as their convolutions, each named by the shader that
+    /// runs it, and the convolution table's rows per kind add up to the convolutions' time.
+    func testVulkanClassifyProfileNamesEachConvolutionsShader() throws {
+        let run = try TestProcess.gpustyle(["profile", "--network", "classify", "--device", "gpu", "--runs", "1", "--skip-limits"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let text = String(decoding: run.stdout, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("convolution kind") }, text)
+        let rows = lines[(start + 1)...].prefix { !$0.isEmpty }
+        let kinds = rows.map { $0.components(separatedBy: "  ")[0] }
+        for kind in ["conv2d 1x1 [pointwise]", "conv2d depthwise 3x3 [depthwise]", "conv2d depthwise 3x3/2 [depthwise]",
+                     "conv2d 3x3/2 [general]", "conv2d 1x1 [conv2d_graph.comp]", "all convolutions"] {
+            XCTAssertTrue(kinds.contains(kind), "\(kind) in \(kinds)")
+        }
+        func steps(_ row: String) -> Int { Int(row.split(separator: " ", omittingEmptySubsequences: true).first { Int($0) != nil }!)! }
+        // MobileNetV2: 52 convolutions and the classifier (1x1 on a 1x1 map).
+        XCTAssertEqual(rows.dropLast().map(steps).reduce(0, +), 53)
+        XCTAssertEqual(steps(rows.last!), 53)
     }
 
     /// With the limits measured (no --skip-limits), every step on both paths is placed on its
