@@ -21,16 +21,11 @@ extension VulkanBackend {
                                           pushConstantWords: 15)
         let tile = [local, px, py, conv.kernelHeight, conv.kernelWidth, conv.strideY, conv.strideX, vectorInput ? 1 : 0,
                     vectorInput ? 4 - conv.padding.left : 0]
-        for (n, piece) in layout.pieces.enumerated() {
-            let pipeline = try pipelines.pipeline(shader, constants: graphConvConstants(tile, conv, layout: layout, piece: piece))
-            let ints = [conv.input.width, conv.input.height, conv.output.width, conv.output.height, conv.padding.top, conv.padding.left,
-                        runsPerRow, conv.output.channels, piece.blocks.lowerBound]
-            let push = ints.map { UInt32(bitPattern: Int32($0)) } + graphEpilogueWords(conv)
-            try recorder.dispatch(pipeline,
-                                  buffers: [binding(conv.input), weights.slice(offset: 4 * piece.offset, size: 4 * piece.floats),
-                                            extras, binding(conv.output)],
-                                  push: push, groups: ((runs + local - 1) / local, piece.blocks.count, 1),
-                                  label: "\(label) piece \(n)")
+        // Depthwise weights are one input-channel chunk: its pieces split only the channel blocks.
+        try dispatchGraphConvPieces(conv, shader: shader, tile: tile, layout: layout, weights: weights, extras: extras,
+                                    invocations: runs, local: local, label: label) { piece in
+            [conv.input.width, conv.input.height, conv.output.width, conv.output.height, conv.padding.top, conv.padding.left,
+             runsPerRow, conv.output.channels, piece.blocks.lowerBound]
         }
     }
 }

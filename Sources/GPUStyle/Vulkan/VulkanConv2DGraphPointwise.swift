@@ -2,16 +2,6 @@ import CVulkan
 
 /// Recording of 1x1 graph convolutions with conv2d_graph_pointwise.comp.
 extension VulkanBackend {
-    static let conv2dGraphPointwise = VulkanShader(name: "conv2d_graph_pointwise",
-                                                   bindings: [.texels(VK_FORMAT_R32_SFLOAT), .uniform, .texels(VK_FORMAT_R32_SFLOAT),
-                                                              .storageTexels(VK_FORMAT_R32_SFLOAT)],
-                                                   pushConstantWords: 14)
-    /// The same reading its input as vec4s (VEC_INPUT).
-    static let conv2dGraphPointwiseVec = VulkanShader(name: "conv2d_graph_pointwise",
-                                                      bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform,
-                                                                 .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
-                                                      pushConstantWords: 14)
-
     /// Output pixels per invocation: two vec4 fetches feed 8 x 8 multiply-adds per input
     /// channel. MobileNetV2's 1x1 layers at 224x224 (VulkanConv2DGraphTimingTests, lavapipe on
     /// AMD EPYC Zen 4, 2 shared cores, one noisy run each): 4 pixels 5.0, 8 pixels 6.5, 16 pixels
@@ -29,17 +19,28 @@ extension VulkanBackend {
         let local = graphLocalSize(runs)
         let shader = Self.graphConvShader("conv2d_graph_pointwise", vectorInput: vectorInput, vectorOutput: vectorOutput,
                                           pushConstantWords: 11)
+        try dispatchGraphConvPieces(conv, shader: shader, tile: [local, px, layout.co, vectorInput ? 1 : 0], layout: layout,
+                                    weights: weights, extras: extras, invocations: runs, local: local, label: label) { piece in
+            [plane, conv.output.channels, piece.cin.lowerBound, piece.cin.count, piece.blocks.lowerBound]
+        }
+    }
+
+    /// Records a uniform-buffer graph convolution one dispatch per piece of its weights (a
+    /// piece fits one 64 KiB uniform binding), with a barrier where the input-channel chunk
+    /// changes: the next chunk's dispatches continue the partial sums the previous one stored.
+    /// `push` gives the shader's own push words for a piece; the epilogue's follow them.
+    func dispatchGraphConvPieces(_ conv: ExecutionPlan.Conv2D, shader: VulkanShader, tile: [Int], layout: VulkanGraphWeights,
+                                 weights: VulkanBufferRange, extras: VulkanBufferRange, invocations: Int, local: Int,
+                                 label: String, push: (VulkanGraphWeights.Piece) -> [Int]) throws {
         let pieces = layout.pieces
         for (n, piece) in pieces.enumerated() {
             if n > 0 && piece.cin != pieces[n - 1].cin { recorder.barrier() }
-            let tile = [local, px, layout.co, vectorInput ? 1 : 0]
             let pipeline = try pipelines.pipeline(shader, constants: graphConvConstants(tile, conv, layout: layout, piece: piece))
-            let push = [plane, conv.output.channels, piece.cin.lowerBound, piece.cin.count, piece.blocks.lowerBound].map { UInt32($0) }
-                + graphEpilogueWords(conv)
             try recorder.dispatch(pipeline,
                                   buffers: [binding(conv.input), weights.slice(offset: 4 * piece.offset, size: 4 * piece.floats),
                                             extras, binding(conv.output)],
-                                  push: push, groups: ((runs + local - 1) / local, piece.blocks.count, 1),
+                                  push: push(piece).map { UInt32(bitPattern: Int32($0)) } + graphEpilogueWords(conv),
+                                  groups: ((invocations + local - 1) / local, piece.blocks.count, 1),
                                   label: "\(label) piece \(n)")
         }
     }
