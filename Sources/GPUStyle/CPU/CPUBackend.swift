@@ -178,7 +178,7 @@ public final class CPUBackend: NetworkBackend {
         case .pad(let pad):
             ReflectPad.run(pad, source: storage[pad.source]!, destination: storage[pad.destination]!)
         case .convolution(let conv):
-            convolutions[conv.layer].run(conv, input: storage[conv.input.destination]!, output: storage[conv.destination]!,
+            try convolutions[conv.layer].run(conv, input: storage[conv.input.destination]!, output: storage[conv.destination]!,
                                          winogradMinimumMapBytes: winogradMinimumMapBytes)
         case .fusedConvolution(let fused):
             guard runsFused(fused) else {

@@ -65,13 +65,13 @@ struct PackedConvolution {
     }
 
     func run(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
-             winogradMinimumMapBytes: Int? = Self.winogradMinimumMapBytes) {
+             winogradMinimumMapBytes: Int? = Self.winogradMinimumMapBytes) throws {
         precondition(step.inputChannels == weights.inputChannels && step.outputShape.channels == weights.outputChannels
                      && step.kernel == weights.kernel, "convolution step does not match its weights")
         if runsWinograd(step, minimumMapBytes: winogradMinimumMapBytes), let winogradPacked {
             return runWinograd(step, input: input, output: output, packed: winogradPacked)
         }
-        if ConvolutionPrecision.inUse == .bf16 { return runBF16(step, input: input, output: output) }
+        if ConvolutionPrecision.inUse == .bf16 { return try runBF16(step, input: input, output: output) }
         let pad = step.input
         let offsets = (0..<step.kernel).map { Int32(pad.columnOffset(tap: $0)) }
         let out = step.outputShape
@@ -120,7 +120,6 @@ struct PackedConvolution {
         let bf16 = ConvolutionPrecision.inUse == .bf16
         let band = Self.bandRows(conv, forced: forced, bf16: bf16)
         let table = step.normalize.map { UnsafePointer(affine + $0.layer * ExecutionPlan.parametersPerLayer) }
-        let failed = Atomic(false)
         // Each chunk of rows sums its channels' values into the row where it starts ([count,
         // shift, sum, sum of squares], gs_conv2d_banded); the chunks merge in row order, so the
         // result does not depend on which thread ran what.
@@ -130,25 +129,18 @@ struct PackedConvolution {
         moments.initialize(repeating: 0)
         defer { moments.deallocate() }
         let momentsBase = stats == nil ? nil : moments.baseAddress
-        offsets.withUnsafeBufferPointer { offsets in
-            rows.withUnsafeBufferPointer { rows in
-                runs.withUnsafeBufferPointer { runs in
+        try offsets.withUnsafeBufferPointer { offsets in
+            try rows.withUnsafeBufferPointer { rows in
+                try runs.withUnsafeBufferPointer { runs in
                     let input = gs_conv_band_input(
                         source: source, plane: Int64(pad.sourceShape.planeStride), width: Int32(pad.sourceShape.width),
                         rows: rows.baseAddress, runs: runs.baseAddress, run_count: Int32(runs.count),
                         padded_width: Int32(pad.paddedWidth), scale: table, shift: table.map { $0 + StyleNetwork.maxChannels },
                         activation: Int32(step.normalize?.activation.rawValue ?? 0))
-                    let ok = runBanded(conv, input: input, rowStride: pad.rowStride, offsets: offsets.baseAddress!,
-                                       output: output, band: band, bf16: bf16,
-                                       moments: momentsBase.map { ($0, momentsStride) })
-                    if !ok { failed.store(true, ordering: .relaxed) }
+                    try runBanded(conv, input: input, rowStride: pad.rowStride, offsets: offsets.baseAddress!,
+                                  output: output, band: band, bf16: bf16, moments: momentsBase.map { ($0, momentsStride) })
                 }
             }
-        }
-        if failed.load(ordering: .relaxed) {
-            throw OutOfMemoryError(what: "the CPU path", bytes: 4 * conv.inputChannels * pad.rowStride
-                                   * ((band - 1) * conv.stride + conv.kernel),
-                                   purpose: "for a convolution's band of padded rows")
         }
         if let stats {
             // Each chunk's mean and squared deviations, merged pairwise as tiles' are.
@@ -169,11 +161,12 @@ struct PackedConvolution {
         }
     }
 
-    /// `gs_conv2d_banded` (or its bf16 twin) over the output rows on all cores; false when a
-    /// band buffer could not be allocated. `moments`: the chunks' moments rows and their stride.
+    /// `gs_conv2d_banded` (or its bf16 twin) over the output rows on all cores; an
+    /// `OutOfMemoryError` when a band buffer could not be allocated. `moments`: the chunks'
+    /// moments rows and their stride.
     private func runBanded(_ conv: ExecutionPlan.Convolution, input: gs_conv_band_input, rowStride: Int,
                            offsets: UnsafePointer<Int32>, output: UnsafeMutablePointer<Float>, band: Int, bf16: Bool,
-                           moments: (UnsafeMutablePointer<Double>, Int)?) -> Bool {
+                           moments: (UnsafeMutablePointer<Double>, Int)?) throws {
         let out = conv.outputShape
         let failed = Atomic(false)
         withUnsafePointer(to: input) { input in
@@ -196,29 +189,34 @@ struct PackedConvolution {
                 }
             }
         }
-        return !failed.load(ordering: .relaxed)
+        if failed.load(ordering: .relaxed) {
+            // The band buffer: `band` output rows' padded input rows, two channels a word in bf16.
+            let words = bf16 ? (conv.inputChannels + 1) / 2 : conv.inputChannels
+            throw OutOfMemoryError(what: "the CPU path", bytes: 4 * words * rowStride * ((band - 1) * conv.stride + conv.kernel),
+                                   purpose: "for a convolution's band of padded rows")
+        }
     }
 
     /// `run` in bf16 on an already padded input: its rows are rounded and packed in channel pairs
     /// band by band (`gs_conv2d_banded_bf16` copying whole rows), as the fused steps do.
-    private func runBF16(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+    private func runBF16(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>,
+                         output: UnsafeMutablePointer<Float>) throws {
         let pad = step.input
         let offsets = (0..<step.kernel).map { Int32(pad.columnOffset(tap: $0)) }
         let rows = (0..<pad.paddedHeight).map(Int32.init)
         let wholeRow = [gs_pad_run(dst: 0, src: 0, count: Int32(pad.rowStride), mode: 1)]
-        let ok = offsets.withUnsafeBufferPointer { offsets in
-            rows.withUnsafeBufferPointer { rows in
-                wholeRow.withUnsafeBufferPointer { runs in
+        try offsets.withUnsafeBufferPointer { offsets in
+            try rows.withUnsafeBufferPointer { rows in
+                try wholeRow.withUnsafeBufferPointer { runs in
                     let source = gs_conv_band_input(
                         source: input, plane: Int64(pad.planeStride), width: Int32(pad.rowStride), rows: rows.baseAddress,
                         runs: runs.baseAddress, run_count: 1, padded_width: Int32(pad.rowStride), scale: nil, shift: nil,
                         activation: 0)
-                    return runBanded(step, input: source, rowStride: pad.rowStride, offsets: offsets.baseAddress!,
-                                     output: output, band: Self.bandRows(step, bf16: true), bf16: true, moments: nil)
+                    try runBanded(step, input: source, rowStride: pad.rowStride, offsets: offsets.baseAddress!,
+                                  output: output, band: Self.bandRows(step, bf16: true), bf16: true, moments: nil)
                 }
             }
         }
-        precondition(ok, "out of memory for a bf16 convolution's band of rows")
     }
 
     private func runWinograd(_ step: ExecutionPlan.Convolution, input: UnsafePointer<Float>,
