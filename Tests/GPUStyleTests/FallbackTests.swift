@@ -34,6 +34,35 @@ final class FallbackTests: VulkanTestCase {
         XCTAssertEqual(warnings.count, 1)
     }
 
+    /// The face detector hands its input to the backend as a writer
+    /// (`NetworkBackend.run(_:writingInput:outputs:)`): on Vulkan through the protocol's array
+    /// default, and a `FallbackBackend` forwards it, re-running the writer on the CPU path's own
+    /// buffer after a lost device. The faces are the CPU path's, before and after the fault.
+    func testFaceDetectionFallsBackWithItsInputWriter() throws {
+        let photo = try ImageIO.read(path: FaceFixtures.root.appendingPathComponent("00-astronaut.jpg").path)
+        let expected = try FaceDetector(backend: CPUBackend(weights: [])).detect(photo)
+        XCTAssertEqual(expected.count, 1, "\(expected)")
+        let fallback = FallbackBackend(primary: try VulkanBackend(context: context, weights: []), fallback: { CPUBackend(weights: []) })
+        var warnings: [String] = []
+        fallback.warn = { warnings.append($0) }
+        let detector = try FaceDetector(backend: fallback)
+        func assertSameFaces(_ faces: [Face], _ label: String) {
+            XCTAssertEqual(faces.count, expected.count, label)
+            for (face, reference) in zip(faces, expected) {
+                XCTAssertGreaterThan(face.overlap(reference), 0.999, label)
+                XCTAssertEqual(face.confidence, reference.confidence, accuracy: 1e-4, label)
+            }
+        }
+        assertSameFaces(try detector.detect(photo), "on Vulkan")
+        XCTAssertTrue(warnings.isEmpty, "\(warnings)")
+
+        context.setFault(.deviceLost)
+        defer { context.setFault(nil) }
+        assertSameFaces(try detector.detect(photo), "after falling back")
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(fallback.name.hasPrefix("cpu"), fallback.name)
+    }
+
     /// With the fault on from the start, the device is lost while the weights are uploaded:
     /// `--device gpu` cannot start, which is status 2 with one line, and no fallback.
     func testExplicitGPURequestReportsALostDevice() throws {

@@ -123,12 +123,8 @@ public final class CPUBackend: NetworkBackend {
         try run(plan, inputs: inputs, writingInput: nil, normParameters: normParameters, affine: presetAffine, outputs: outputs)
     }
 
-    /// `run` of a plan without norm parameters whose `.input` buffer `writeInput` writes in place
-    /// (all of the plan's input floats, on all cores) instead of it being copied from an array: the
-    /// face detector's enlarged pass of a 720p photo would otherwise make its 44 MB input twice
-    /// more (the resized photo and the normalised tensor), and a fresh process pays the kernel for
-    /// clearing every page it touches first.
-    func run(_ plan: ExecutionPlan, writingInput writeInput: (UnsafeMutableBufferPointer<Float>) -> Void,
+    /// Fills the plan's own `.input` buffer in place (`NetworkBackend.run(_:writingInput:outputs:)`).
+    public func run(_ plan: ExecutionPlan, writingInput writeInput: (UnsafeMutableBufferPointer<Float>) -> Void,
              outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         try withoutActuallyEscaping(writeInput) { writeInput in
             try run(plan, inputs: [:], writingInput: writeInput, normParameters: [], affine: nil, outputs: outputs)

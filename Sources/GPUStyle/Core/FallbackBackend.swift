@@ -30,4 +30,9 @@ public final class FallbackBackend: NetworkBackend {
                     affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         try stages.run { try $0.run(plan, inputs: inputs, normParameters: normParameters, affine: affine, outputs: outputs) }
     }
+
+    public func run(_ plan: ExecutionPlan, writingInput writeInput: (UnsafeMutableBufferPointer<Float>) -> Void,
+                    outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
+        try stages.run { try $0.run(plan, writingInput: writeInput, outputs: outputs) }
+    }
 }

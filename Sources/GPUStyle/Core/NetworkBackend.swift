@@ -19,6 +19,14 @@ public protocol NetworkBackend: AnyObject {
     func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
              affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]]
 
+    /// `run` of a plan without norm parameters whose `.input` buffer `writeInput` fills (all of
+    /// `plan.bufferFloats[.input]` floats) instead of the caller handing over an array. A backend
+    /// that can lends its own input buffer (the CPU path: the face detector's enlarged pass of a
+    /// 720p photo would otherwise make its 44 MB input twice more, and a fresh process pays for
+    /// every page it touches first); the default fills an array and calls `run`.
+    func run(_ plan: ExecutionPlan, writingInput writeInput: (UnsafeMutableBufferPointer<Float>) -> Void,
+             outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]]
+
     /// What a plan may use on the device (nil: host memory, bounded by the memory budget only).
     var deviceLimits: DeviceMemoryLimits? { get }
 
@@ -53,6 +61,16 @@ extension NetworkBackend {
     public var deviceLimits: DeviceMemoryLimits? { nil }
 
     public func bufferFloats(for plan: ExecutionPlan) -> [ExecutionPlan.Buffer: Int] { plan.bufferFloats }
+
+    public func run(_ plan: ExecutionPlan, writingInput writeInput: (UnsafeMutableBufferPointer<Float>) -> Void,
+                    outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
+        let floats = plan.bufferFloats[.input] ?? 0
+        let input = [Float](unsafeUninitializedCapacity: floats) { buffer, count in
+            writeInput(buffer)
+            count = floats
+        }
+        return try run(plan, inputs: [.input: input], normParameters: [], affine: nil, outputs: outputs)
+    }
 
     /// Runs a whole-image plan and returns `plan.output`.
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float]) throws -> [Float] {

@@ -114,15 +114,10 @@ public final class FaceDetector {
         let plan = try plan(for: size)
         let input = FaceInput(image, factor: factor, paddedWidth: size.width, paddedHeight: size.height,
                               mean: mean, standardDeviation: standardDeviation)
-        let outputs: [ExecutionPlan.Buffer: [Float]]
-        if let cpu = backend as? CPUBackend {
-            outputs = try cpu.run(plan, writingInput: { buffer in
-                precondition(buffer.count == input.floatCount, "the plan's input is not the photo's tensor")
-                input.write(to: buffer.baseAddress!)
-            }, outputs: [.result])
-        } else {
-            outputs = try backend.run(plan, inputs: [.input: input.array()], normParameters: [], affine: nil, outputs: [.result])
-        }
+        let outputs = try backend.run(plan, writingInput: { buffer in
+            precondition(buffer.count == input.floatCount, "the plan's input is not the photo's tensor")
+            input.write(to: buffer.baseAddress!)
+        }, outputs: [.result])
         let output = outputs[.result]!
         let height = size.height / FaceAnchors.finestStride, width = size.width / FaceAnchors.finestStride
         // A graph plan's tensors are dense: channel planes height * width floats apart.

@@ -3,7 +3,7 @@
 /// normalised as (x - mean) / standard deviation, the padding on the right and bottom zero (the
 /// mean colour). Written a row at a time straight into its destination, on all cores: the
 /// enlarged pass never stores the resized photo whole, and on the CPU path the destination is the
-/// plan's input buffer itself (`CPUBackend.run(_:writingInput:outputs:)`).
+/// plan's input buffer itself (`NetworkBackend.run(_:writingInput:outputs:)`).
 struct FaceInput {
     let image: Image
     /// The photo's size in the tensor (its size times the factor).
@@ -57,14 +57,6 @@ struct FaceInput {
                     (target + width).initialize(repeating: 0, count: paddedWidth - width)
                 }
             }
-        }
-    }
-
-    /// The tensor as an array (for backends that take their input that way).
-    func array() -> [Float] {
-        [Float](unsafeUninitializedCapacity: floatCount) { tensor, initialized in
-            write(to: tensor.baseAddress!)
-            initialized = floatCount
         }
     }
 }
