@@ -15,8 +15,9 @@ struct PackedConvolution {
     /// The Winograd-domain weights (3x3 layers with enough channels only).
     let winogradPacked: [Float]?
     /// The direct kernel's weights in bf16, in pairs of input channels (`gs_conv_bf16_pack_weights`):
-    /// made once here, so that switching precision repacks nothing.
-    let packedBF16: [UInt32]
+    /// packed the first time a bf16 run needs them and kept, so an fp32 process never holds them
+    /// (half the fp32 weights' bytes again) and switching precision back and forth repacks nothing.
+    let bf16Weights: BF16Weights
 
     /// Winograd pays when both sides have at least this many channels: its input transform is
     /// per input channel and its output transform per output channel, while its products (a
@@ -50,10 +51,7 @@ struct PackedConvolution {
         } else {
             winogradPacked = nil
         }
-        let (cout, cin, kernel) = (Int32(weights.outputChannels), Int32(weights.inputChannels), Int32(weights.kernel))
-        var bf16 = [UInt32](repeating: 0, count: Int(gs_conv_bf16_packed_count(cout, cin, kernel)))
-        gs_conv_bf16_pack_weights(weights.values, cout, cin, kernel, &bf16)
-        packedBF16 = bf16
+        bf16Weights = BF16Weights()
     }
 
     /// Whether `run` takes Winograd's F(4x4, 3x3) for `step` when maps larger than
@@ -169,6 +167,7 @@ struct PackedConvolution {
                            moments: (UnsafeMutablePointer<Double>, Int)?) throws {
         let out = conv.outputShape
         let failed = Atomic(false)
+        let packedBF16 = bf16 ? bf16Weights.packed(weights) : []
         withUnsafePointer(to: input) { input in
             packed.withUnsafeBufferPointer { packed in
                 packedBF16.withUnsafeBufferPointer { packedBF16 in
@@ -233,6 +232,23 @@ struct PackedConvolution {
                                 Int32(step.inputChannels), packed.baseAddress, Int32(out.channels), output,
                                 Int64(out.planeStride), Int64(range.lowerBound), Int64(range.upperBound), scratch)
             }
+        }
+    }
+}
+
+/// A convolution's bf16 weights, packed on first use (`PackedConvolution.bf16Weights`).
+final class BF16Weights: Sendable {
+    private let storage = Mutex<[UInt32]?>(nil)
+
+    /// The packed weights of `weights`, made by the first call.
+    func packed(_ weights: ConvolutionWeights) -> [UInt32] {
+        storage.withLock { packed in
+            if let packed { return packed }
+            let (cout, cin, kernel) = (Int32(weights.outputChannels), Int32(weights.inputChannels), Int32(weights.kernel))
+            var made = [UInt32](repeating: 0, count: Int(gs_conv_bf16_packed_count(cout, cin, kernel)))
+            gs_conv_bf16_pack_weights(weights.values, cout, cin, kernel, &made)
+            packed = made
+            return made
         }
     }
 }
