@@ -11,9 +11,10 @@ conv2d_<name>.gpsw (Conv2DTests): ExecutionPlan.Conv2D, zero padding, groups, bi
             activation numbered like Swift's `Activation`
     output  [Cout][OH][OW]            F.conv2d(F.pad(x, (left, right, top, bottom)), w, b, stride, groups=g)
                                       then the activation
-transposed_conv2d_<name>.gpsw (TransposedConv2DTests): kernel 2, stride 2
-    input [Cin][H][W], weight [Cin][Cout][2][2], bias [Cout] (optional), output [Cout][2H][2W]
-                                      F.conv_transpose2d(x, w, b, stride=2)
+transposed_conv2d_<name>.gpsw (TransposedConv2DTests): kernel 2, stride 2, then an activation
+    input [Cin][H][W], weight [Cin][Cout][2][2], bias [Cout] (optional), slopes [Cout] (PReLU only),
+    params [activation, alpha, beta] (absent: none), output [Cout][2H][2W]
+                                      the activation of F.conv_transpose2d(x, w, b, stride=2)
 mobilenet_block.gpsw (Conv2DTests, through GraphLowering): a MobileNetV2 inverted residual block
     input [8][10][12]; expand_weight [48][8][1][1], expand_bias; depthwise_weight [48][1][3][3],
     depthwise_bias; project_weight [8][48][1][1], project_bias
@@ -39,7 +40,7 @@ import gpsw  # noqa: E402
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "GPUStyleTests", "Fixtures", "ops",
                    "conv2d")
 
-IDENTITY, RELU, SIGMOID, RELU6, LEAKY, HARD_SIGMOID, HARD_SWISH, PRELU = range(8)
+IDENTITY, RELU, SIGMOID, RELU6, LEAKY, HARD_SIGMOID, HARD_SWISH, PRELU, GELU = range(9)
 
 # name: cin, h, w, cout, (kh, kw), (sy, sx), (top, left, bottom, right), groups, bias, activation, alpha, beta, scale
 # `scale` multiplies the weights so that the activations' interesting ranges (0 and 6 for
@@ -95,11 +96,27 @@ CASES = {
     # the CPU's Winograd kind (6: 3x3, stride 1, padded by 1, 16+ channels, 64+ columns): 6 rows
     # (a partial tile row), 270 columns (68 tiles: two groups), 18 outputs (a partial block)
     "winograd_16_18_wide": (16, 6, 270, 18, (3, 3), (1, 1), (1, 1, 1, 1), 1, True, PRELU, 0, 0, 2),
+    # Stride-1 GEMM blocks read straight from the input when their taps stay inside it (70 and 41
+    # columns: blocks inside a row, blocks crossing a row end or a padded border), with groups.
+    "gemm_s1_2x2_pad_bottom_right": (5, 6, 70, 9, (2, 2), (1, 1), (0, 0, 1, 1), 1, True, RELU, 0, 0, 1),
+    "gemm_s1_1x3_groups2": (4, 5, 41, 8, (1, 3), (1, 1), (0, 1, 0, 1), 2, False, IDENTITY, 0, 0, 1),
+    "gemm_s1_5x5_hard_swish": (3, 9, 40, 10, (5, 5), (1, 1), (2, 2, 2, 2), 1, True, HARD_SWISH, 0, 0, 4),
+    # GELU in the GEMM's epilogue (full, partial and half-width pixel blocks; 20 = 8 + 8 + 4
+    # outputs), and a 40-pixel map as the recogniser's classes head (32 + 8 pixels).
+    "pointwise_gelu_wide": (12, 4, 70, 20, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, GELU, 0, 0, 3),
+    "pointwise_40_pixels": (24, 1, 40, 37, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, IDENTITY, 0, 0, 1),
 }
 
+# name: cin, h, w, cout, bias[, activation, alpha, beta]. Rows of 37 and 40 columns cover the
+# kernel's vectors (16 columns on AVX-512, 8 elsewhere) and their scalar tails; 6 and 5 output
+# channels a block of 4 and a partial one.
 TRANSPOSED = {
     "bias": (6, 5, 7, 4, True),
     "nobias": (3, 4, 3, 5, False),
+    "relu_wide": (5, 3, 37, 6, True, RELU, 0, 0),
+    "sigmoid_one_channel": (16, 4, 40, 1, True, SIGMOID, 0, 0),
+    "prelu": (3, 2, 17, 5, False, PRELU, 0, 0),
+    "hard_sigmoid": (4, 3, 16, 4, True, HARD_SIGMOID, 0.2, 0.5),
 }
 
 
@@ -118,6 +135,8 @@ def activate(y, kind, alpha, beta, slopes):
         return F.hardswish(y)
     if kind == PRELU:
         return F.prelu(y, slopes)
+    if kind == GELU:
+        return F.gelu(y)
     return y
 
 
@@ -142,15 +161,22 @@ def conv_case(seed, cin, h, w, cout, kernel, stride, pad, groups, bias, act, alp
     return tensors
 
 
-def transposed_case(seed, cin, h, w, cout, bias):
+def transposed_case(seed, cin, h, w, cout, bias, act=None, alpha=0, beta=0):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((cin, h, w))
     wt = rng.standard_normal((cin, cout, 2, 2)) / np.sqrt(cin)
     b = rng.standard_normal(cout) * 0.5 if bias else None
+    slopes = rng.uniform(0.05, 0.5, cout) if act == PRELU else None
     y = F.conv_transpose2d(torch.tensor(x)[None], torch.tensor(wt), None if b is None else torch.tensor(b), stride=2)
+    if act is not None:
+        y = activate(y, act, alpha, beta, None if slopes is None else torch.tensor(slopes))
     tensors = {"input": x, "weight": wt}
     if b is not None:
         tensors["bias"] = b
+    if slopes is not None:
+        tensors["slopes"] = slopes
+    if act is not None:
+        tensors["params"] = np.array([act, alpha, beta])
     tensors["output"] = y[0].numpy()
     return tensors
 

@@ -29,6 +29,10 @@ mixed_ops.onnx      input [1, 4, 8, 8]:
 mixed_ops.gpsw      input [4, 8, 8], output [6, 34, 34] (torch, eval mode)
 unsupported.onnx    input [1, 3, 8, 8]: Conv, then Sin, Clip to [-1, 1] and Floor on three
     branches, summed: the importer must name all three.
+transposed_head.onnx  input [1, 5, 6, 7] (PP-OCR's DB head): ConvTranspose 5->4 k2 s2 (no bias)
+    + BatchNormalization + ReLU, ConvTranspose 4->1 k2 s2 + Add of a [1, 1, 1, 1] constant +
+    Sigmoid. Output [1, 1, 24, 28].
+transposed_head.gpsw  input [5, 6, 7], output [1, 24, 28] (torch, eval mode)
 """
 import argparse
 import os
@@ -110,6 +114,19 @@ class Unsupported(nn.Module):
         return torch.sin(y) + torch.clamp(y, -1, 1) + torch.floor(y)
 
 
+class TransposedHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(5, 4, 2, 2, bias=False)
+        self.bn = nn.BatchNorm2d(4)
+        self.out = nn.ConvTranspose2d(4, 1, 2, 2)
+        self.shift = nn.Parameter(torch.tensor([[[[0.3]]]]))
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.up(x)))
+        return torch.sigmoid(self.out(y) + self.shift)
+
+
 def export(model, example, path, keep_batch_norm=False):
     """keep_batch_norm: export with TrainingMode.PRESERVE (the model is in eval mode, so batch
     norms are written as eval-mode BatchNormalization nodes) instead of torch folding them into
@@ -156,6 +173,14 @@ def main():
     gpsw.write(os.path.join(args.out, "mixed_ops.gpsw"), {"input": x[0].numpy(), "output": output[0].numpy()})
 
     export(Unsupported(), torch.rand(1, 3, 8, 8, generator=generator), os.path.join(args.out, "unsupported.onnx"))
+
+    head = TransposedHead()
+    randomize_bn(head.bn, generator)
+    x = torch.rand(1, 5, 6, 7, generator=generator) * 2 - 1
+    export(head, x, os.path.join(args.out, "transposed_head.onnx"), keep_batch_norm=True)
+    with torch.no_grad():
+        output = head(x)
+    gpsw.write(os.path.join(args.out, "transposed_head.gpsw"), {"input": x[0].numpy(), "output": output[0].numpy()})
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 //   padding). An 8 x NR register-blocked micro-kernel with bias + activation on the way out.
 // - depthwise: one plane at a time, padding checked only at the borders.
 // - GEMV: a kernel covering its whole input (a fully connected layer).
+// and the kernel-2 stride-2 transposed convolution (transposed_conv2d_body.inc).
 // The body is compiled for AVX-512, AVX2+FMA and the baseline instruction set (isa_twins.h).
 #include "conv2d_graph.h"
 #include "inverted_residual.h"
@@ -265,40 +266,17 @@ void gs_inverted_residual_reduce(const gs_inverted_residual_params *p, float *ou
 }
 
 void gs_transposed_conv2d(const float *input, int in_channels, int height, int width, const float *weights,
-                          const float *bias, int out_channels, float *output, int64_t item_begin, int64_t item_end) {
-    // One item is an output channel's two rows made from one input row (o * height + y): their
-    // even and odd columns summed over the input channels in four rows of `width` floats (L1;
-    // contiguous, so vectorised), then interleaved into the output once. The sums are the same,
-    // in the same order, as when the output rows were accumulated in place, one pass over the
-    // whole output plane per input channel: the text detector's 16->16 at 136x240 took 23 ms
-    // so, its 16->1 at 272x480 (one task: parallel over output channels) 7.7.
-    const int64_t plane = (int64_t)height * width, out_width = 2 * width;
-    float *sums = malloc(sizeof(float) * 4 * (size_t)width);
-    if (!sums) abort();
-    float *top_even = sums, *top_odd = sums + width, *bottom_even = sums + 2 * width, *bottom_odd = sums + 3 * width;
-    for (int64_t item = item_begin; item < item_end; item++) {
-        const int o = (int)(item / height), y = (int)(item % height);
-        const float b = bias ? bias[o] : 0.0f;
-        for (int x = 0; x < width; x++) top_even[x] = top_odd[x] = bottom_even[x] = bottom_odd[x] = b;
-        for (int c = 0; c < in_channels; c++) {
-            const float *w = weights + ((int64_t)c * out_channels + o) * 4;
-            const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-            const float *row = input + c * plane + (int64_t)y * width;
-            for (int x = 0; x < width; x++) {
-                const float v = row[x];
-                top_even[x] += v * w0;
-                top_odd[x] += v * w1;
-                bottom_even[x] += v * w2;
-                bottom_odd[x] += v * w3;
-            }
-        }
-        float *top = output + o * 4 * plane + 2 * (int64_t)y * out_width, *bottom = top + out_width;
-        for (int x = 0; x < width; x++) {
-            top[2 * x] = top_even[x];
-            top[2 * x + 1] = top_odd[x];
-            bottom[2 * x] = bottom_even[x];
-            bottom[2 * x + 1] = bottom_odd[x];
-        }
+                          const float *bias, int out_channels, int activation, float alpha, float beta,
+                          const float *slopes, float *output, int64_t item_begin, int64_t item_end) {
+    switch (gs_isa_level()) {
+#if defined(__x86_64__)
+    case 2: transposed_conv2d_avx512(input, in_channels, height, width, weights, bias, out_channels, activation, alpha, beta, slopes, output, item_begin, item_end); return;
+    case 1: transposed_conv2d_avx2(input, in_channels, height, width, weights, bias, out_channels, activation, alpha, beta, slopes, output, item_begin, item_end); return;
+#endif
+    default: transposed_conv2d_portable(input, in_channels, height, width, weights, bias, out_channels, activation, alpha, beta, slopes, output, item_begin, item_end);
     }
-    free(sums);
+}
+
+int64_t gs_transposed_conv2d_items(int out_channels, int height) {
+    return (int64_t)cdiv(out_channels, GS_TRANSPOSED_BLOCK) * height;
 }

@@ -36,10 +36,18 @@ enum Conv2DFixtures {
         -> (plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], output: ExecutionPlan.Region) {
         let input = t["input"]!, expected = t["output"]!
         var values = [t["weight"]!.values]
-        if let bias = t["bias"] { values.append(bias.values) }
+        func constant(_ name: String) -> Int? {
+            guard let tensor = t[name] else { return nil }
+            values.append(tensor.values)
+            return values.count - 1
+        }
+        let bias = constant("bias"), slopes = constant("slopes")
+        let p = t["params"]?.values ?? [0, 0, 0]
+        let activation = NetworkGraph.ActivationFunction(Activation(rawValue: UInt32(p[0]))!, alpha: p[1], beta: p[2],
+                                                         slopes: slopes)
         let (inRegion, outRegion, floats) = regions(shape(input), shape(expected), inPool: inPool)
-        let step = ExecutionPlan.TransposedConv2D(input: inRegion, output: outRegion, weights: 0,
-                                                  bias: values.count > 1 ? 1 : nil)
+        let step = ExecutionPlan.TransposedConv2D(input: inRegion, output: outRegion, weights: 0, bias: bias,
+                                                  activation: activation)
         return plan(.transposedConv2d(step), input: input.values, inRegion, outRegion, floats, ModelConstants(values: values))
     }
 
@@ -105,7 +113,7 @@ enum Conv2DFixtures {
 final class Conv2DTests: XCTestCase {
     func testFixturesCoverTheCases() throws {
         let names = try Conv2DFixtures.names(prefix: "conv2d_")
-        XCTAssertEqual(names.count, 36, "\(names)")
+        XCTAssertEqual(names.count, 41, "\(names)")
     }
 
     func testCPUMatchesTorchOnEveryISA() throws {

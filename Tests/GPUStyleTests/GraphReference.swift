@@ -91,7 +91,7 @@ enum GraphReference {
                 for i in 0..<s.channels {
                     sum += Double(t[i, y / 2, x / 2]) * Double(w[((i * tc.outputChannels + o) * 2 + y % 2) * 2 + x % 2])
                 }
-                return Float(sum)
+                return activate(Float(sum), tc.activation, channel: o, k)
             }
         case .activation(let f):
             return map(s) { c, y, x in activate(t[c, y, x], f, channel: c, k) }

@@ -46,10 +46,16 @@ void gs_conv2d_run(const gs_conv2d_params *p, const float *input, const float *p
                    int64_t task_begin, int64_t task_end);
 
 /// Transposed convolution, kernel 2, stride 2 (ExecutionPlan.TransposedConv2D), weights
-/// [in][out][2][2] as given, for items [item_begin, item_end): item o * height + y makes output
-/// channel o's rows 2y and 2y + 1.
+/// [in][out][2][2] as given, then bias and a fused activation (numbered like Swift's
+/// `Activation`; PReLU's `slopes` one per output channel, else NULL), for items [item_begin,
+/// item_end): item b * height + y makes the rows 2y and 2y + 1 of output channels
+/// [b * GS_TRANSPOSED_BLOCK, (b + 1) * GS_TRANSPOSED_BLOCK); gs_transposed_conv2d_items of them.
+/// 4 channels: the AVX-512 kernel's 16 accumulators (4 channels x 4 taps) share each input load.
+#define GS_TRANSPOSED_BLOCK 4
 void gs_transposed_conv2d(const float *input, int in_channels, int height, int width, const float *weights,
-                          const float *bias, int out_channels, float *output, int64_t item_begin, int64_t item_end);
+                          const float *bias, int out_channels, int activation, float alpha, float beta,
+                          const float *slopes, float *output, int64_t item_begin, int64_t item_end);
+int64_t gs_transposed_conv2d_items(int out_channels, int height);
 
 /// Name of the instruction set the graph convolutions use ("avx512", "avx2+fma", "portable").
 const char *gs_conv2d_isa(void);

@@ -91,7 +91,8 @@ final class CPUConv2D {
         }
     }
 
-    /// Kernel 2, stride 2, weights [in][out][2][2]; parallel over output channels' row pairs.
+    /// Kernel 2, stride 2, weights [in][out][2][2], bias and the fused activation; parallel over
+    /// row pairs of blocks of output channels.
     static func runTransposed(_ step: ExecutionPlan.TransposedConv2D, constants: ModelConstants,
                               input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
         let cin = step.input.channels, cout = step.output.channels
@@ -101,14 +102,21 @@ final class CPUConv2D {
         precondition(weights.count == cin * cout * 4, "transposed_conv2d: \(constants.names[step.weights]) has the wrong size")
         let bias = step.bias.map { constants[$0] }
         precondition(bias == nil || bias!.count == cout, "transposed_conv2d: bias is not one value per channel")
+        let f = step.activation
+        let slopes = f.kind == .prelu ? f.slopes.map { constants[$0] } : nil
+        precondition(f.kind != .prelu || slopes?.count == cout, "transposed_conv2d: PReLU without one slope per channel")
         weights.withUnsafeBufferPointer { w in
             (bias ?? []).withUnsafeBufferPointer { b in
-                let biasPointer = bias == nil ? nil : b.baseAddress
-                let rows = step.input.height
-                ParallelFor.ranges(cout * rows, grain: max(1, 50_000 / max(1, 4 * cin * step.input.width))) { range in
-                    gs_transposed_conv2d(input, Int32(cin), Int32(rows), Int32(step.input.width),
-                                         w.baseAddress!, biasPointer, Int32(cout), output,
-                                         Int64(range.lowerBound), Int64(range.upperBound))
+                (slopes ?? []).withUnsafeBufferPointer { s in
+                    let biasPointer = bias == nil ? nil : b.baseAddress, slopePointer = slopes == nil ? nil : s.baseAddress
+                    let rows = Int32(step.input.height)
+                    let items = Int(gs_transposed_conv2d_items(Int32(cout), rows))
+                    let perItem = 4 * cin * Int(GS_TRANSPOSED_BLOCK) * step.input.width
+                    ParallelFor.ranges(items, grain: max(1, 50_000 / max(1, perItem))) { range in
+                        gs_transposed_conv2d(input, Int32(cin), rows, Int32(step.input.width), w.baseAddress!, biasPointer,
+                                             Int32(cout), Int32(f.kind.rawValue), f.alpha, f.beta, slopePointer, output,
+                                             Int64(range.lowerBound), Int64(range.upperBound))
+                    }
                 }
             }
         }

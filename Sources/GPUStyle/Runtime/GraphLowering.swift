@@ -1,7 +1,7 @@
 /// Lowers a `NetworkGraph` for one input size into the `ExecutionPlan` both backends run:
 ///
-/// 1. an activation whose only reader is the activation node is fused into the convolution or
-///    add before it (one pass over memory instead of two), and so is a fake quantisation into
+/// 1. an activation whose only reader is the activation node is fused into the (transposed)
+///    convolution or add before it (one pass over memory instead of two), and so is a fake quantisation into
 ///    the convolution, add or activation before it, unless `fusingQuantization` is off; a fake
 ///    quantisation of a tensor already on its grid is dropped (`FakeQuantLowering.swift`);
 /// 2. each node becomes steps: a fully connected layer is the convolution whose kernel covers
@@ -105,7 +105,8 @@ public enum GraphLowering {
                 }
             case .transposedConvolution(let t):
                 add(reads: [x], writes: out) { r in
-                    .transposedConv2d(.init(input: r[x], output: r[out], weights: t.weights, bias: t.bias))
+                    .transposedConv2d(.init(input: r[x], output: r[out], weights: t.weights, bias: t.bias,
+                                            activation: t.activation))
                 }
             case .activation(let f):
                 add(reads: [x], writes: out) { r in
@@ -194,7 +195,7 @@ public enum GraphLowering {
             constants: graph.constants)
     }
 
-    /// The graph with each activation node folded into the convolution or add before it, when
+    /// The graph with each activation node folded into the (transposed) convolution or add before it, when
     /// that node's output is read by nothing else and its own activation is the identity.
     public static func fusingActivations(_ graph: NetworkGraph) -> NetworkGraph {
         var readers = [Int](repeating: 0, count: graph.tensorCount)
@@ -211,6 +212,9 @@ public enum GraphLowering {
             case .convolution(var c) where c.activation == .identity:
                 c.activation = f
                 nodes[source].operation = .convolution(c)
+            case .transposedConvolution(var t) where t.activation == .identity:
+                t.activation = f
+                nodes[source].operation = .transposedConvolution(t)
             case .add(let a) where a == .identity:
                 nodes[source].operation = .add(f)
             case .instanceNorm(var n) where n.activation == .identity:

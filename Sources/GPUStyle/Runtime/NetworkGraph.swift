@@ -86,15 +86,30 @@ public struct NetworkGraph: Sendable {
     }
 
     /// Transposed convolution with kernel 2 and stride 2 (each input pixel paints a 2x2 block):
-    /// `weights` is [in][out][2][2] as ONNX and torch store it, `bias` [out].
+    /// `weights` is [in][out][2][2] as ONNX and torch store it, `bias` [out], and the activation
+    /// fused after it (a batch norm or per-channel add after it is folded into weights and bias at
+    /// import, like a convolution's).
     public struct TransposedConvolution: Sendable, Equatable, Codable {
         public var weights: Int
         public var bias: Int?
         public var outputChannels: Int
-        public init(weights: Int, bias: Int?, outputChannels: Int) {
+        public var activation: ActivationFunction
+        public init(weights: Int, bias: Int?, outputChannels: Int, activation: ActivationFunction = .identity) {
             self.weights = weights
             self.bias = bias
             self.outputChannels = outputChannels
+            self.activation = activation
+        }
+
+        private enum CodingKeys: String, CodingKey { case weights, bias, outputChannels, activation }
+
+        /// Model files written before the fused activation have none: the identity.
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            weights = try c.decode(Int.self, forKey: .weights)
+            bias = try c.decodeIfPresent(Int.self, forKey: .bias)
+            outputChannels = try c.decode(Int.self, forKey: .outputChannels)
+            activation = try c.decodeIfPresent(ActivationFunction.self, forKey: .activation) ?? .identity
         }
     }
 
@@ -350,6 +365,7 @@ extension NetworkGraph {
                 let x = inputs[0]
                 try constant(t.weights, "weights", count: x.channels * t.outputChannels * 4)
                 try constant(t.bias, "bias", count: t.outputChannels)
+                try activation(t.activation, channels: t.outputChannels)
                 out = Shape(channels: t.outputChannels, height: 2 * x.height, width: 2 * x.width)
             case .activation(let a):
                 try arity(1)

@@ -3,7 +3,7 @@ import SwiftProtobuf
 
 /// Reads an ONNX model (one image in, NCHW float32, batch 1) into a `NetworkGraph`.
 ///
-/// Batch normalisation is folded into the convolution before it (or becomes a depthwise 1x1
+/// Batch normalisation is folded into the (transposed) convolution before it (or becomes a depthwise 1x1
 /// convolution); a per-channel constant Add/Mul likewise; Flatten/Reshape/Squeeze/Unsqueeze,
 /// Identity and Dropout only relabel tensors (an FC reads its input's C*H*W values in C order,
 /// which is the flattened layout). Every op that cannot be mapped is named in one error.
@@ -411,7 +411,7 @@ struct ONNXGraphBuilder {
         return tensor.floats
     }
 
-    /// `y[c] = x[c] * scale[c] + shift[c]`: folded into the convolution or FC that makes `x`
+    /// `y[c] = x[c] * scale[c] + shift[c]`: folded into the convolution, transposed convolution or FC that makes `x`
     /// when nothing else reads it (read under its own name only: an alias may have other readers),
     /// else a depthwise 1x1 convolution.
     mutating func affine(_ node: Onnx_NodeProto, _ x: Value, inputName: String, scale: [Float], shift: [Float]) {
@@ -421,6 +421,12 @@ struct ONNXGraphBuilder {
             case .convolution(var c) where c.activation == .identity && c.outputChannels == channels:
                 c.bias = fold(weights: c.weights, bias: c.bias, channels: channels, scale: scale, shift: shift, by: node)
                 nodes[index].operation = .convolution(c)
+                values[node.output[0]] = x
+                madeAs[x.tensor] = node.output[0]
+                return
+            case .transposedConvolution(var t) where t.activation == .identity && t.outputChannels == channels:
+                t.bias = foldTransposed(weights: t.weights, bias: t.bias, scale: scale, shift: shift, by: node)
+                nodes[index].operation = .transposedConvolution(t)
                 values[node.output[0]] = x
                 madeAs[x.tensor] = node.output[0]
                 return
@@ -441,6 +447,15 @@ struct ONNXGraphBuilder {
              inputs: [x], isVector: x.isVector, pointwise: x.pointwise, sequence: x.sequence)
     }
 
+    /// The same for a transposed convolution, whose weights are [in][out][2][2]: output o's taps
+    /// are 4 floats in every input channel's block.
+    private mutating func foldTransposed(weights index: Int, bias: Int?, scale: [Float], shift: [Float],
+                                         by node: Onnx_NodeProto) -> Int {
+        let channels = scale.count
+        for i in 0..<weights[index].count / 4 { for tap in 4 * i..<4 * i + 4 { weights[index][tap] *= scale[i % channels] } }
+        return foldedBias(bias, channels: channels, scale: scale, shift: shift, by: node, weights: index)
+    }
+
     /// Scales each output's block of weights in place; returns the (new) bias constant.
     private mutating func fold(weights index: Int, bias: Int?, channels: Int, scale: [Float], shift: [Float],
                                by node: Onnx_NodeProto) -> Int {
@@ -448,6 +463,13 @@ struct ONNXGraphBuilder {
         for o in 0..<channels {
             for i in o * block..<(o + 1) * block { weights[index][i] *= scale[o] }
         }
+        return foldedBias(bias, channels: channels, scale: scale, shift: shift, by: node, weights: index)
+    }
+
+    /// bias * scale + shift (a missing bias is zeros) into `bias` or a new constant, its index;
+    /// `weights` named as folded.
+    private mutating func foldedBias(_ bias: Int?, channels: Int, scale: [Float], shift: [Float], by node: Onnx_NodeProto,
+                                     weights index: Int) -> Int {
         weightNames[index] += " (\(node.opType) '\(node.name)' folded)"
         let oldBias = bias.map { weights[$0] } ?? [Float](repeating: 0, count: channels)
         let newBias = (0..<channels).map { oldBias[$0] * scale[$0] + shift[$0] }

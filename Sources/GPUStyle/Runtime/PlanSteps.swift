@@ -110,17 +110,21 @@ extension ExecutionPlan {
         }
     }
 
-    /// Kernel 2, stride 2: out[o][2y+i][2x+j] = bias[o] + sum_c in[c][y][x] * w[c][o][i][j].
+    /// Kernel 2, stride 2: out[o][2y+i][2x+j] = act(bias[o] + sum_c in[c][y][x] * w[c][o][i][j]).
     public struct TransposedConv2D: Sendable, Equatable {
         public var input: Region
         public var output: Region
         public var weights: Int
         public var bias: Int?
-        public init(input: Region, output: Region, weights: Int, bias: Int?) {
+        /// Applied after the bias (PReLU's slopes one per output channel).
+        public var activation: NetworkGraph.ActivationFunction
+        public init(input: Region, output: Region, weights: Int, bias: Int?,
+                    activation: NetworkGraph.ActivationFunction = .identity) {
             self.input = input
             self.output = output
             self.weights = weights
             self.bias = bias
+            self.activation = activation
         }
     }
 

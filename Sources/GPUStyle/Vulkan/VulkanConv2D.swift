@@ -52,7 +52,7 @@ extension VulkanBackend {
     static let transposedConv2d = VulkanShader(name: "transposed_conv2d",
                                                bindings: [.texels(VK_FORMAT_R32_SFLOAT), .texels(VK_FORMAT_R32_SFLOAT),
                                                           .texels(VK_FORMAT_R32_SFLOAT), .storageTexels(VK_FORMAT_R32_SFLOAT)],
-                                               pushConstantWords: 6)
+                                               pushConstantWords: 9)
 
     /// A fused fake quantisation's push words (fake_quant.glsl's scale, zero point, low, high;
     /// zeros: none).
@@ -147,8 +147,9 @@ extension VulkanBackend {
                 try store(.init(constants: ObjectIdentifier(constants), kind: "conv1", indices: [conv.weights])) {
                     constants[conv.weights]
                 }
-                try store(extrasKey(bias: conv.bias, slopes: nil, channels: conv.output.channels, constants)) {
-                    extras(bias: conv.bias, slopes: nil, channels: conv.output.channels)
+                let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
+                try store(extrasKey(bias: conv.bias, slopes: slopes, channels: conv.output.channels, constants)) {
+                    extras(bias: conv.bias, slopes: slopes, channels: conv.output.channels)
                 }
             default:
                 break
@@ -222,11 +223,14 @@ extension VulkanBackend {
         let total = conv.output.floatCount
         let (groups, rowLength) = linearGroups(total)
         let pipeline = try pipelines.pipeline(Self.transposedConv2d)
+        let f = conv.activation
         let push = [conv.input.width, conv.input.height, conv.input.channels, conv.output.channels, total, rowLength].map(UInt32.init)
+            + [f.kind.rawValue, f.alpha.bitPattern, f.beta.bitPattern]
+        let slopes = f.kind == .prelu ? f.slopes : nil
         let id = ObjectIdentifier(constants)
         try recorder.dispatch(pipeline,
                               buffers: [binding(conv.input), graphConstants.range(.init(constants: id, kind: "conv1", indices: [conv.weights])),
-                                        graphConstants.range(extrasKey(bias: conv.bias, slopes: nil, channels: conv.output.channels, constants)),
+                                        graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes, channels: conv.output.channels, constants)),
                                         binding(conv.output)],
                               push: push, groups: groups,
                               label: "step \(index): transposed_conv2d \(conv.input.shape) -> \(conv.output.shape)")

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// - Conv -> convolution (groups, strides, pads, auto_pad; dilation 1); ConvTranspose (kernel 2,
 ///   stride 2) -> transposedConvolution
-/// - BatchNormalization, and Add/Mul of a per-channel constant -> folded into the Conv/FC before
+/// - BatchNormalization, and Add/Mul of a per-channel constant -> folded into the Conv/ConvTranspose/FC before
 ///   it when nothing else reads that output, else a depthwise 1x1 convolution
 /// - Relu, Sigmoid, LeakyRelu, HardSigmoid, HardSwish, PRelu -> activation; Clip [0, 6] -> relu6,
 ///   [0, inf) -> relu; Mul(x, HardSigmoid(x; 1/6, 1/2)) -> hardSwish
