@@ -10,9 +10,10 @@ import CKernels
 /// in NCHW. Row strips are channel-blocked too when the block has an expansion.
 enum CPUInvertedResidual {
     struct Tuning {
-        /// Bytes of one strip's expanded and filtered rows: half of this machine's 2 MB L2 per
-        /// core, leaving room for the weights and the input and output rows streaming through.
-        var stripBytes = 1 << 20
+        /// Bytes of one strip's expanded and filtered rows: half of the core's L2 cache
+        /// (`defaultStripBytes`), leaving room for the weights and the input and output rows
+        /// streaming through.
+        var stripBytes = Tuning.defaultStripBytes
         /// Split by rows only when every thread gets at least this many output rows. Each band
         /// recomputes the expanded rows its first strip shares with the band above (2 rows for a
         /// 3x3 stride-1 depthwise); on MobileNetV2's 14x14 and 7x7 maps rows measured no faster
@@ -34,6 +35,17 @@ enum CPUInvertedResidual {
         /// Classify, 2 threads, 10 alternating profiles against NCHW strips: the 112x112 -> 56x56
         /// block 0.82 of the time, the 56x56 one 0.91.
         var blockedRows = true
+
+        /// Half of the L2 the system reports (1 MiB when it reports none: half of the 2 MB per core
+        /// of the Intel Xeon this was first tuned on). On AMD EPYC Zen 4 (1 MiB L2 per core) the
+        /// fixed 1 MiB filled the whole L2; with half of it, classify's steps (the two binaries'
+        /// `gpustyle profile` alternating, 2026-11-30, load 6-7), one core (6 rounds): 32->32->16
+        /// at 112x112 0.91, 16->96->24 0.96, 24->144->24 0.92, all steps 0.98; two threads (8
+        /// rounds): 0.93, 0.91, 0.94, all steps 0.97. A quarter of the L2 measured no better.
+        static let defaultStripBytes: Int = {
+            let level2 = Int(gs_level2_cache_bytes())
+            return level2 > 0 ? level2 / 2 : 1 << 20
+        }()
     }
 
     /// The packings the fused kernels' convolutions use (`gs_conv2d_prepare_kind`): GEMM blocks
