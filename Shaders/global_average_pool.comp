@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Mean of each channel plane: one workgroup per channel. Each invocation sums a strided share
 // of the plane with Kahan compensation (`precise` keeps the compiler from folding it away), so
 // large planes far from zero stay accurate; the shares are then added in a tree. The host picks
@@ -8,7 +9,8 @@
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer source;
-layout(binding = 1, r32f) uniform writeonly imageBuffer destination;
+#include "storage_format.glsl"
+layout(binding = 1, GS_OUTPUT_R) uniform writeonly imageBuffer destination;
 
 layout(push_constant) uniform Push { uint sourceBase, destinationBase, plane; } p;
 

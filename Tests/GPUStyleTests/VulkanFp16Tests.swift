@@ -43,7 +43,7 @@ final class VulkanFp16Tests: VulkanTestCase {
         let model = try Self.model.get()
         let half = try VulkanBackend(context: context, weights: model.convolutions, options: .init(fp16Storage: true))
         let full = try VulkanBackend(context: context, weights: model.convolutions)
-        XCTAssertEqual(half.halfBuffers, [.padded, .a, .b, .c])
+        XCTAssertEqual(half.halfBuffers, [.padded, .a, .b, .c, .pool])
         let halfStylizer = Stylizer(model: model, backend: half), fullStylizer = Stylizer(model: model, backend: full)
         var worstHalf: Float = 0, worstFull: Float = 0
         let cases = try NetworkTests.cases()

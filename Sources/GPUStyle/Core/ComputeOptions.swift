@@ -7,6 +7,8 @@ public struct ComputeOptions: Sendable, Equatable {
     public enum Fault: String, Sendable, Equatable {
         /// Every submit fails with VK_ERROR_DEVICE_LOST without submitting.
         case deviceLost = "device-lost"
+        /// The device reports no 16-bit float texel buffer formats (fp16 storage's fallback).
+        case noHalfFormats = "no-fp16"
     }
 
     /// Where to run. Default `.auto`: a real GPU when Vulkan has one, else the CPU path.

@@ -55,6 +55,7 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         let validation = options.validation
         validationEnabled = validation
         injectedFault = options.fault
+        hidesHalfFormats = options.fault == .noHalfFormats
         instance = try VulkanInstance(validation: validation, loaderPath: options.vulkanLoader)
         vk = instance.vk
         let candidates = try instance.physicalDevices()
@@ -128,6 +129,10 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     /// VK_ERROR_DEVICE_LOST (without submitting), so tests can check that the error surfaces.
     /// Guarded by `submitLock`; tests switch it on and off on a live context with `setFault`.
     private var injectedFault: ComputeOptions.Fault?
+
+    /// Test hook (`ComputeOptions.Fault.noHalfFormats`): the 16-bit float texel formats read as
+    /// unsupported, so the fp16 storage fallback can be tested on a device that has them.
+    let hidesHalfFormats: Bool
 
     func setFault(_ fault: ComputeOptions.Fault?) {
         submitLock.lock()
