@@ -276,4 +276,28 @@ final class VulkanGraphHalfStorageTests: VulkanTestCase {
             XCTAssertNil(quiet)
         }
     }
+
+    /// The binary: fp16 storage asked for with `--device gpu` on a device without the formats
+    /// stops with one line that says why (exit 2); with the formats it classifies as fp32 does.
+    func testGPUCommandSaysWhyFp16StorageCannotRun() throws {
+        let photo = Fixtures.root.appendingPathComponent("photos/astronaut.png").path
+        let refused = try TestProcess.gpustyle(["classify", "--device", "gpu", "--gpu-id", "\(context.info.index)", photo],
+                                               environment: ["GPUSTYLE_VULKAN_FP16": "1", "GPUSTYLE_VULKAN_FAULT": "no-fp16"])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("fp16 storage was asked for (GPUSTYLE_VULKAN_FP16=1)"), refused.stderr)
+        XCTAssertTrue(refused.stdout.isEmpty)
+        guard VulkanBackend.halfStorageProblem(context) == nil else { return }
+        let half = try TestProcess.gpustyle(["classify", "--device", "gpu", "--gpu-id", "\(context.info.index)", photo],
+                                            environment: ["GPUSTYLE_VULKAN_FP16": "1"])
+        let full = try TestProcess.gpustyle(["classify", "--device", "gpu", "--gpu-id", "\(context.info.index)", photo])
+        XCTAssertEqual(half.status, 0, half.stderr)
+        // The same best class and the same five (the percentages may differ in the last digits).
+        func classes(_ out: Data) -> [String] {
+            String(decoding: out, as: UTF8.self).split(separator: "\n").map { String($0.split(separator: "%").last ?? "") }
+        }
+        XCTAssertEqual(classes(half.stdout).first, classes(full.stdout).first)
+        XCTAssertEqual(Set(classes(half.stdout)), Set(classes(full.stdout)))
+        XCTAssertEqual(classes(full.stdout).count, 5, String(decoding: full.stdout, as: UTF8.self))
+    }
 }
