@@ -23,6 +23,10 @@ public final class VulkanBackend: NetworkBackend {
     /// The constants of the plan being recorded.
     private(set) var currentConstants: ModelConstants?
 
+    /// Whether shaders with a subgroup build use it where the device has subgroup arithmetic
+    /// (`VulkanContext.subgroupArithmetic`); tests turn it off to run the fallback on the same device.
+    var usesSubgroups = true
+
     /// Largest tensor range a dispatch binds: maxStorageBufferRange, and at most
     /// maxTexelBufferElements floats since tensors are bound as texel views. Tests lower it to
     /// exercise channel chunking on small tensors.

@@ -13,6 +13,8 @@ extension VulkanShader {
     static let channelMultiply = graph("channel_multiply", inputs: 2, push: 4)
     static let copy = graph("copy", inputs: 1, push: 3)
     static let globalAveragePool = graph("global_average_pool", inputs: 1, push: 3)
+    /// globalAveragePool reducing with subgroupAdd (`VulkanContext.subgroupArithmetic`).
+    static let globalAveragePoolSubgroup = graph("global_average_pool_subgroup", inputs: 1, push: 3)
     static let maxPool = graph("max_pool", inputs: 1, push: 10)
     static let softmax = graph("softmax", inputs: 1, push: 4)
     static let resize = graph("resize", inputs: 1, push: 6)
@@ -148,11 +150,13 @@ extension VulkanBackend {
         let largest = min(1024, Int(context.limits.maxComputeWorkGroupSize.0), Int(context.limits.maxComputeWorkGroupInvocations))
         var workgroup = context.info.kind == .cpu ? 8 : 64
         while 2 * workgroup <= largest && count(plane, workgroup) > 16384 { workgroup *= 2 }
-        let pipeline = try graphPipeline(.globalAveragePool, regions: [s.input, s.output], constants: [UInt32(workgroup)])
+        let shader: VulkanShader = context.subgroupArithmetic && usesSubgroups ? .globalAveragePoolSubgroup : .globalAveragePool
+        let pipeline = try graphPipeline(shader, regions: [s.input, s.output], constants: [UInt32(workgroup)])
         for chunk in try graphChunks(s.input.channels, planes: [plane]) {
             let bound = [alignedBinding(s.input, chunk), alignedBinding(s.output, chunk)]
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(bound.map(\.base) + [plane]),
-                                  groups: (chunk.count, 1, 1), label: "step \(index): global average pool c\(chunk)")
+                                  groups: (chunk.count, 1, 1),
+                                  label: "step \(index): global average pool c\(chunk)" + (shader == .globalAveragePool ? "" : " subgroupAdd"))
         }
     }
 
