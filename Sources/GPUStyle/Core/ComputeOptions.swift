@@ -15,7 +15,8 @@ public struct ComputeOptions: Sendable, Equatable {
     public var device: DevicePreference
     /// VK_LAYER_KHRONOS_validation with a debug messenger. Default off.
     public var validation: Bool
-    /// fp16 activation storage on Vulkan (`VulkanBackend.Options.fp16Storage`). Default off.
+    /// fp16 storage of every network's intermediate tensors on Vulkan (`VulkanBackend.Options.fp16Storage`;
+    /// under `auto` fp32 with a warning on a device without it). Default off.
     public var fp16Storage: Bool
     /// The Vulkan loader to `dlopen`. Default `libvulkan.so.1`; a path that does not exist
     /// simulates a machine without Vulkan.
