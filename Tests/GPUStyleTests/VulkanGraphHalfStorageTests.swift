@@ -300,4 +300,28 @@ final class VulkanGraphHalfStorageTests: VulkanTestCase {
         XCTAssertEqual(Set(classes(half.stdout)), Set(classes(full.stdout)))
         XCTAssertEqual(classes(full.stdout).count, 5, String(decoding: full.stdout, as: UTF8.self))
     }
+
+    /// `profile`'s bytes (its GB/s column) count fp16 pool tensors at 2 bytes: a step that reads
+    /// and writes only the pool moves half of what it moves with fp32 storage, and a step that
+    /// reads the network input (fp32) and writes the pool moves 4 + 2 bytes an element.
+    func testProfileCountsHalfBytes() throws {
+        let half = try fp16Backend()
+        let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: half)
+        let plan = try classifier.lowered()
+        let input = VulkanTesting.random(plan.inputShape.floatCount, seed: 9, range: -2...2)
+        let runs = try Profiler.profile(half, plan: plan, inputs: [.input: input], normParameters: [], runs: 1, warmups: 0)
+        XCTAssertEqual(runs.first?.halfBuffers, [.pool])
+        let report = ProfileReport(path: "vulkan", device: half.name, plan: plan, runs: runs, limits: nil)
+        var checked = 0
+        for (row, step) in zip(report.steps, plan.steps) {
+            guard let regions = step.graphRegions else { continue }
+            let full = step.cost
+            let reads = regions.reads.map { Double(($0.buffer == .pool ? 2 : 4) * $0.floatCount) }.reduce(0, +)
+            let writes = Double((regions.writes.buffer == .pool ? 2 : 4) * regions.writes.floatCount)
+            let weights = full.bytesRead - regions.reads.map { 4 * Double($0.floatCount) }.reduce(0, +)
+            XCTAssertEqual(row.bytes, weights + reads + writes, "step \(row.step ?? -1) \(row.kind)")
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 10)
+    }
 }
