@@ -9,7 +9,8 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer a;
 layout(binding = 1) uniform samplerBuffer b;
-layout(binding = 2, r32f) uniform writeonly imageBuffer destination;
+#include "storage_format.glsl"
+layout(binding = 2, GS_OUTPUT_R) uniform writeonly imageBuffer destination;
 
 layout(push_constant, std430) uniform Push {
     uint aBase, bBase, destinationBase, plane, kind;

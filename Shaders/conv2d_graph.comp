@@ -27,7 +27,8 @@ layout(constant_id = 3) const bool VEC_INPUT = false;
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F, the input region
 layout(binding = 1) uniform samplerBuffer weights;  // RGBA32F (CO = 4) or R32F (CO = 1)
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
-layout(binding = 3, r32f) uniform writeonly imageBuffer outputs;
+#include "storage_format.glsl"
+layout(binding = 3, GS_OUTPUT_R) uniform writeonly imageBuffer outputs;
 
 layout(push_constant) uniform Push {
     int inWidth, inHeight, outWidth, outHeight;

@@ -33,11 +33,12 @@ const int CB4 = CO / 4;
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F or RGBA32F (VEC_INPUT)
 layout(std140, binding = 1) uniform Weights { vec4 weights[4096]; };  // 64 KiB, the most a UBO binding may hold
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
+#include "storage_format.glsl"
 #ifdef GRAPH_VEC4_OUTPUT
-layout(binding = 3, rgba32f) uniform imageBuffer outputs;
+layout(binding = 3, GS_OUTPUT_RGBA) uniform imageBuffer outputs;
 const bool VEC_OUTPUT = true;
 #else
-layout(binding = 3, r32f) uniform imageBuffer outputs;
+layout(binding = 3, GS_OUTPUT_R) uniform imageBuffer outputs;
 const bool VEC_OUTPUT = false;
 #endif
 

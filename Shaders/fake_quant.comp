@@ -8,7 +8,8 @@
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer source;
-layout(binding = 1, r32f) uniform writeonly imageBuffer destination;
+#include "storage_format.glsl"
+layout(binding = 1, GS_OUTPUT_R) uniform writeonly imageBuffer destination;
 
 layout(push_constant) uniform Push { uint sourceBase, destinationBase, plane; float scale, zeroPoint, low, high; } p;
 

@@ -1,10 +1,12 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Max pooling, one output float per invocation (x, y, channel); the window is clipped to the
 // map, so padded cells never win.
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer source;
-layout(binding = 1, r32f) uniform writeonly imageBuffer destination;
+#include "storage_format.glsl"
+layout(binding = 1, GS_OUTPUT_R) uniform writeonly imageBuffer destination;
 
 layout(push_constant) uniform Push {
     uint sourceBase, destinationBase, inWidth, inHeight, outWidth, outHeight, kernel, stride;

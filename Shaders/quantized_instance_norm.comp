@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Conditional instance normalisation written out in int8 QDQ ops (CKernels/quantized_instance_norm.c
 // has the formulas): one workgroup per channel computes the channel's statistics (its mean, then
 // the mean of the fake-quantised squared differences, each a strided share per invocation with
@@ -10,7 +11,8 @@ layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
 layout(binding = 0) uniform samplerBuffer source;
 layout(binding = 1) uniform samplerBuffer gammas;
 layout(binding = 2) uniform samplerBuffer betas;
-layout(binding = 3, r32f) uniform writeonly imageBuffer destination;
+#include "storage_format.glsl"
+layout(binding = 3, GS_OUTPUT_R) uniform writeonly imageBuffer destination;
 
 layout(push_constant) uniform Push {
     uint sourceBase, gammaBase, betaBase, destinationBase, plane, relu;

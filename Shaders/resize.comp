@@ -1,11 +1,13 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Integer-scale resize, one output float per invocation (x, y, channel): mode 0 nearest (source
 // floor(o / scale), ONNX nearest asymmetric floor), 1 bilinear with half-pixel centres and
 // clamped edges (ONNX linear half_pixel; torch align_corners=False). CKernels/resize.c twin.
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer source;
-layout(binding = 1, r32f) uniform writeonly imageBuffer destination;
+#include "storage_format.glsl"
+layout(binding = 1, GS_OUTPUT_R) uniform writeonly imageBuffer destination;
 
 layout(push_constant) uniform Push { uint sourceBase, destinationBase, inWidth, inHeight, scale, mode; } p;
 

@@ -1,14 +1,15 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Transposed convolution, kernel 2, stride 2 (ExecutionPlan.TransposedConv2D): one invocation
 // per output value, out[o][Y][X] = act(bias[o] + sum_c in[c][Y/2][X/2] * w[c][o][Y%2][X%2]),
 // act the fused activation (activation.glsl; PReLU's slope per output channel).
-#extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F [in][H][W]
 layout(binding = 1) uniform samplerBuffer weights;  // R32F [in][out][2][2]
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] (zeros without bias), then PReLU slopes [out]
-layout(binding = 3, r32f) uniform writeonly imageBuffer outputs;
+#include "storage_format.glsl"
+layout(binding = 3, GS_OUTPUT_R) uniform writeonly imageBuffer outputs;
 
 layout(push_constant) uniform Push {
     int inWidth, inHeight, inChannels, outChannels;

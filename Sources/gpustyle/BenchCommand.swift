@@ -162,16 +162,19 @@ struct BenchCommand: ParsableCommand {
         }
         let report = NetworkBenchReport(paths: paths, rows: rows)
         try StandardOutput.print(json ? try report.json() : report.table())
-        let disagreements = rows.filter { ($0.difference ?? 0) > Double(Self.networkTolerance) }
+        let tolerance = Self.networkTolerance(fp16Storage: ComputeOptions.fromEnvironment().fp16Storage)
+        let disagreements = rows.filter { ($0.difference ?? 0) > Double(tolerance) }
             .map { String(format: "%@ %@ on %@: %.1e", $0.network.rawValue, $0.size, $0.path, $0.difference!) }
         if !disagreements.isEmpty {
-            throw CommandFailure(message: "paths disagree (relative tolerance \(Self.networkTolerance)): "
+            throw CommandFailure(message: "paths disagree (relative tolerance \(tolerance)): "
                                  + disagreements.joined(separator: "; "), status: 1)
         }
     }
 
     /// The largest relative difference between two paths' outputs that `--network` accepts:
     /// `Parity.tolerance`, the style network's (the graph networks' parity tests hold both paths
-    /// within 1e-3 of their references).
-    static let networkTolerance = Parity.tolerance
+    /// within 1e-3 of their references); with fp16 storage (GPUSTYLE_VULKAN_FP16=1) the graph
+    /// networks' tolerance in VulkanGraphHalfStorageTests, 0.15 (the text detector's map moved by
+    /// up to 0.096 and classify's probabilities by 0.031 on lavapipe).
+    static func networkTolerance(fp16Storage: Bool) -> Float { fp16Storage ? 0.15 : Parity.tolerance }
 }

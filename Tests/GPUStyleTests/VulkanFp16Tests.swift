@@ -43,7 +43,7 @@ final class VulkanFp16Tests: VulkanTestCase {
         let model = try Self.model.get()
         let half = try VulkanBackend(context: context, weights: model.convolutions, options: .init(fp16Storage: true))
         let full = try VulkanBackend(context: context, weights: model.convolutions)
-        XCTAssertEqual(half.halfBuffers, [.padded, .a, .b, .c])
+        XCTAssertEqual(half.halfBuffers, [.padded, .a, .b, .c, .pool])
         let halfStylizer = Stylizer(model: model, backend: half), fullStylizer = Stylizer(model: model, backend: full)
         var worstHalf: Float = 0, worstFull: Float = 0
         let cases = try NetworkTests.cases()
@@ -91,6 +91,25 @@ final class VulkanFp16Tests: VulkanTestCase {
         // Accumulating input chunks rounds partial sums to fp16, so not bit-identical.
         XCTAssertLessThanOrEqual(maxError(output, reference).max, Self.tolerance, "chunked vs unchunked fp16")
         XCTAssertLessThanOrEqual(maxError(output, fp32).max, Self.tolerance, "chunked fp16 vs fp32")
+    }
+
+    /// Tiled execution with fp16 storage (refused before fp16 storage covered every network):
+    /// a tile's plan downloads its output and moments, which stay fp32 for that run while its
+    /// other buffers are fp16. Within the fp16 tolerance of the CPU path's whole image.
+    func testFp16Tiles() throws {
+        let model = try Self.model.get()
+        let half = try VulkanBackend(context: context, weights: model.convolutions, options: .init(fp16Storage: true))
+        let image = try TiledStylizerTests.photo("astronaut", width: 90, height: 70)
+        let mix = try StyleMix(style: 7)
+        let tiler = TiledStylizer(backend: half, model: model,
+                                  layout: TilingLayout(keepsContraction: true, scratchBytes: TiledStylizerTests.tinyScratch))
+        let tiled = try tiler.stylize(image, mix: mix, strength: 1)
+        XCTAssertGreaterThan(tiler.tiles, 18 * 4, "every pass should run several tiles")
+        XCTAssertFalse(half.runHalfBuffers.isEmpty, "the tiles' other buffers in fp16")
+        let cpu = try Stylizer(model: model, backend: CPUBackend(weights: model.convolutions)).stylize(image, mix: mix)
+        let error = maxError(tiled.rgb, cpu.rgb)
+        XCTAssertLessThanOrEqual(error.max, Self.tolerance, "fp16 tiles vs the CPU path's whole image")
+        print("fp16 tiles vs CPU whole image: max \(error.max), mean \(error.mean)")
     }
 
     /// fp16 vs fp32 speed (GPUSTYLE_VULKAN_BENCH=1): warm runs without validation.

@@ -7,13 +7,16 @@ public struct ComputeOptions: Sendable, Equatable {
     public enum Fault: String, Sendable, Equatable {
         /// Every submit fails with VK_ERROR_DEVICE_LOST without submitting.
         case deviceLost = "device-lost"
+        /// The device reports no 16-bit float texel buffer formats (fp16 storage's fallback).
+        case noHalfFormats = "no-fp16"
     }
 
     /// Where to run. Default `.auto`: a real GPU when Vulkan has one, else the CPU path.
     public var device: DevicePreference
     /// VK_LAYER_KHRONOS_validation with a debug messenger. Default off.
     public var validation: Bool
-    /// fp16 activation storage on Vulkan (`VulkanBackend.Options.fp16Storage`). Default off.
+    /// fp16 storage of every network's intermediate tensors on Vulkan (`VulkanBackend.Options.fp16Storage`;
+    /// under `auto` fp32 with a warning on a device without it). Default off.
     public var fp16Storage: Bool
     /// The Vulkan loader to `dlopen`. Default `libvulkan.so.1`; a path that does not exist
     /// simulates a machine without Vulkan.

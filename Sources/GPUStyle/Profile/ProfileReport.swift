@@ -81,7 +81,7 @@ public struct ProfileReport: Sendable {
         var order: [String] = []
         var sums: [String: (count: Int, ms: Double, flops: Double, bytes: Double)] = [:]
         for (index, step) in plan.steps.enumerated() {
-            let cost = step.cost
+            let cost = step.cost(halfBuffers: runs.first!.halfBuffers)
             let kind = kernelNote(step).map { "\(cost.kind) \($0)" } ?? cost.kind
             stepRows.append(row(step: index, kind: kind, layer: cost.layer, count: 1, ms: medians[index],
                                 flops: cost.flops, bytes: cost.bytes))

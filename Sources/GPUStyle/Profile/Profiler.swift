@@ -16,6 +16,9 @@ public struct ProfiledRun: Sendable {
     /// Vulkan only: the device-side span from the first timestamp to the last.
     public let deviceSeconds: Double?
     public let slices: [ProfileSlice]
+    /// Vulkan only: the plan buffers held as fp16 during the run (fp16 storage), which the
+    /// report counts at 2 bytes per element.
+    public var halfBuffers: Set<ExecutionPlan.Buffer> = []
 
     /// Sum of the slices' durations.
     public var slicesSeconds: Double { slices.reduce(0) { $0 + $1.duration } }
@@ -67,7 +70,8 @@ public enum Profiler {
                 let slices = timings.dispatches.map { d in
                     ProfileSlice(name: d.label, step: d.step, start: d.startNanoseconds * 1e-9, duration: d.nanoseconds * 1e-9)
                 }
-                results.append(ProfiledRun(wallSeconds: wall, deviceSeconds: timings.totalNanoseconds * 1e-9, slices: slices))
+                results.append(ProfiledRun(wallSeconds: wall, deviceSeconds: timings.totalNanoseconds * 1e-9, slices: slices,
+                                           halfBuffers: vulkan.runHalfBuffers))
             }
         } else {
             throw VulkanError.unsupported("the profiler times CPUBackend and VulkanBackend only")

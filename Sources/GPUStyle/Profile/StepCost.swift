@@ -84,6 +84,19 @@ extension ExecutionPlan.Step {
     }
 }
 
+extension ExecutionPlan.Step {
+    /// `cost` with the graph tensors in `halfBuffers` (fp16 storage, `VulkanBackend.runHalfBuffers`)
+    /// counted at 2 bytes per element. The style network's steps keep 4 bytes per element.
+    public func cost(halfBuffers: Set<ExecutionPlan.Buffer>) -> StepCost {
+        let full = cost
+        guard !halfBuffers.isEmpty, let regions = graphRegions else { return full }
+        func saved(_ region: ExecutionPlan.Region) -> Double { halfBuffers.contains(region.buffer) ? 2 * Double(region.floatCount) : 0 }
+        return StepCost(kind: full.kind, layer: full.layer, flops: full.flops,
+                        bytesRead: full.bytesRead - regions.reads.reduce(0) { $0 + saved($1) },
+                        bytesWritten: full.bytesWritten - saved(regions.writes))
+    }
+}
+
 extension ExecutionPlan.Conv2D {
     /// "16->32 136x240" (input -> output channels at the output's size), with the fused
     /// activation when there is one: the layer column of graph convolutions' profile rows.

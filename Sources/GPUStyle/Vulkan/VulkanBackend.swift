@@ -23,6 +23,10 @@ public final class VulkanBackend: NetworkBackend {
     /// The constants of the plan being recorded.
     private(set) var currentConstants: ModelConstants?
 
+    /// Whether shaders with a subgroup build use it where the device has subgroup arithmetic
+    /// (`VulkanContext.subgroupArithmetic`); tests turn it off to run the fallback on the same device.
+    var usesSubgroups = true
+
     /// Largest tensor range a dispatch binds: maxStorageBufferRange, and at most
     /// maxTexelBufferElements floats since tensors are bound as texel views. Tests lower it to
     /// exercise channel chunking on small tensors.
@@ -30,11 +34,14 @@ public final class VulkanBackend: NetworkBackend {
 
     /// Switches for GPU-oriented storage choices; all off by default.
     public struct Options: Sendable, Equatable {
-        /// Keeps the activation tensors (padded, a, b, c) as fp16 behind R16/R16G16B16A16_SFLOAT
-        /// texel views, halving their memory traffic. Arithmetic, the norm statistics and
-        /// reductions, the network input and the downloaded output stay fp32 (the last layer
-        /// writes an fp32 copy of the output). Needs 16-bit float uniform and storage texel
-        /// buffer formats; the backend's init throws `VulkanError.unsupported` without them.
+        /// Keeps the intermediate tensors as fp16 behind R16/R16G16B16A16_SFLOAT texel views,
+        /// halving their memory traffic: the style network's activations (padded, a, b, c) and a
+        /// lowered graph's pool (classify, faces, mesh, digits, text). Arithmetic, the norm
+        /// statistics and reductions, the network input and every downloaded buffer stay fp32
+        /// (the style network's last layer writes an fp32 copy of the output). Needs 16-bit
+        /// float uniform and storage texel buffer formats (`halfStorageProblem`); the backend's
+        /// init throws `VulkanError.unsupported` without them (`ComputeChoice` under `auto`
+        /// turns the option off with a warning instead).
         public var fp16Storage: Bool
 
         public init(fp16Storage: Bool = false) { self.fp16Storage = fp16Storage }
@@ -45,12 +52,21 @@ public final class VulkanBackend: NetworkBackend {
 
     public let options: Options
 
-    /// Plan buffers held as fp16 (empty unless `options.fp16Storage`); the input stays fp32.
+    /// Plan buffers that may be held as fp16 (empty unless `options.fp16Storage`): the style
+    /// plans' activations and the graph plans' pool. `.input`, `.result`, `.parameters` and
+    /// `.moments` never are.
     let halfBuffers: Set<ExecutionPlan.Buffer>
+    static let halfStorageBuffers: Set<ExecutionPlan.Buffer> = [.padded, .a, .b, .c, .pool]
 
-    /// Bytes per element of a plan buffer.
-    func elementBytes(_ buffer: ExecutionPlan.Buffer) -> Int { halfBuffers.contains(buffer) ? 2 : 4 }
-    func isHalf(_ buffer: ExecutionPlan.Buffer) -> Bool { halfBuffers.contains(buffer) }
+    /// The buffers held as fp16 in the run being recorded: `halfBuffers` less the run's inputs
+    /// and the buffers it downloads, which stay fp32 for the caller, except a style plan's
+    /// output, which its last step writes to an fp32 copy (`redirectedOutputStep`). Each step's
+    /// shader variant follows its bindings' buffers (`VulkanShader.storing(half:)`).
+    private(set) var runHalfBuffers: Set<ExecutionPlan.Buffer> = []
+
+    /// Bytes per element of a plan buffer in the current run.
+    func elementBytes(_ buffer: ExecutionPlan.Buffer) -> Int { isHalf(buffer) ? 2 : 4 }
+    func isHalf(_ buffer: ExecutionPlan.Buffer) -> Bool { runHalfBuffers.contains(buffer) }
 
     /// With fp16 storage the plan's last step (a instance_norm apply into `plan.output`) writes this
     /// fp32 buffer instead, which is what the run downloads.
@@ -65,7 +81,9 @@ public final class VulkanBackend: NetworkBackend {
     /// Floats of the per-layer parameter tables the shaders declare (`vec4 table[1024]`).
     static let maxTableFloats = 4096
 
-    public var name: String { "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" }
+    public var name: String {
+        "vulkan: \(context.info.name) (\(context.info.kind.rawValue))" + (options.fp16Storage ? ", fp16 storage" : "")
+    }
 
     /// Plans get half of the largest device heap (the rest: weights, staging, the driver,
     /// other programs' use of the device). The driver's own host memory: `gpustyle` on a 128x96
@@ -97,7 +115,7 @@ public final class VulkanBackend: NetworkBackend {
         self.context = context
         self.options = options
         if options.fp16Storage { try Self.checkHalfStorage(context) }
-        halfBuffers = options.fp16Storage ? [.padded, .a, .b, .c] : []
+        halfBuffers = options.fp16Storage ? Self.halfStorageBuffers : []
         pipelines = VulkanPipelineCache(context: context)
         recorder = try VulkanCommandRecorder(context: context)
         pool = VulkanBufferPool(context: context)
@@ -125,24 +143,43 @@ public final class VulkanBackend: NetworkBackend {
         staging.release()
     }
 
-    /// fp16 storage needs 16-bit float formats for uniform texel reads and storage texel
-    /// writes, and channel-plane offsets (planeAlignment fp16 elements) that are valid texel
-    /// buffer offsets.
-    static func checkHalfStorage(_ context: VulkanContext) throws {
+    /// The device-feature check of fp16 storage: 16-bit float formats for uniform texel reads
+    /// and storage texel writes, and channel-plane offsets (planeAlignment fp16 elements, where
+    /// graph tensors start) that are valid texel buffer offsets. nil when the device has them,
+    /// else what it lacks.
+    static func halfStorageProblem(_ context: VulkanContext) -> String? {
         let needed = VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT.rawValue | VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT.rawValue
         for (format, name) in [(VK_FORMAT_R16_SFLOAT, "R16_SFLOAT"), (VK_FORMAT_R16G16B16A16_SFLOAT, "R16G16B16A16_SFLOAT")] {
             var properties = VkFormatProperties()
             context.vk.getPhysicalDeviceFormatProperties(context.physicalDevice, format, &properties)
+            if context.hidesHalfFormats { properties.bufferFeatures = 0 }
             guard properties.bufferFeatures & needed == needed else {
-                throw VulkanError.unsupported("fp16 storage: \(context.info.name) lacks uniform/storage texel buffers of \(name); "
-                                              + "run without fp16 storage (GPUSTYLE_VULKAN_FP16) for fp32")
+                return "\(context.info.name) lacks uniform/storage texel buffers of \(name)"
             }
         }
         let planeBytes = 2 * ExecutionPlan.planeAlignment
         guard planeBytes % Int(context.limits.minTexelBufferOffsetAlignment) == 0 else {
-            throw VulkanError.unsupported("fp16 storage: \(planeBytes)-byte channel planes are not multiples of "
-                                          + "minTexelBufferOffsetAlignment (\(context.limits.minTexelBufferOffsetAlignment))")
+            return "\(context.info.name)'s minTexelBufferOffsetAlignment (\(context.limits.minTexelBufferOffsetAlignment)) "
+                + "does not divide \(planeBytes)-byte fp16 channel planes"
         }
+        return nil
+    }
+
+    static func checkHalfStorage(_ context: VulkanContext) throws {
+        if let problem = halfStorageProblem(context) {
+            throw VulkanError.unsupported("fp16 storage was asked for (GPUSTYLE_VULKAN_FP16=1) but \(problem); "
+                                          + "run without it for fp32 storage")
+        }
+    }
+
+    /// `options` for `context`: under `--device auto` (`fallbackAllowed`) fp16 storage on a
+    /// device without it is turned off, with the warning to show; under `--device gpu` the
+    /// options are kept and the backend's init says what is missing.
+    static func options(_ options: Options, for context: VulkanContext, fallbackAllowed: Bool) -> (Options, warning: String?) {
+        guard options.fp16Storage, fallbackAllowed, let problem = halfStorageProblem(context) else { return (options, nil) }
+        var fp32 = options
+        fp32.fp16Storage = false
+        return (fp32, "warning: fp16 storage: \(problem); using fp32 storage")
     }
 
     /// One-off upload through staging (weights at creation).
@@ -188,6 +225,12 @@ public final class VulkanBackend: NetworkBackend {
                      || !plan.steps.contains { if case .instanceNormStatistics = $0 { true } else { false } },
                      "normParameters does not cover every layer of the plan")
 
+        // fp32 for what the caller uploads or downloads (a style plan's output is redirected below).
+        runHalfBuffers = halfBuffers.intersection(plan.bufferFloats.keys).subtracting(inputs.keys)
+        for buffer in outputs where runHalfBuffers.contains(buffer) && !Self.redirectsOutput(plan, buffer) {
+            runHalfBuffers.remove(buffer)
+        }
+
         // Device buffers (grow only when needed; freed blocks are returned to the system).
         var reallocated = false
         func ensure(_ existing: VulkanBufferPool.Allocation?, floats: Int, elementBytes: Int = 4) throws -> VulkanBufferPool.Allocation {
@@ -201,15 +244,9 @@ public final class VulkanBackend: NetworkBackend {
         affineAllocation = try ensure(affineAllocation, floats: tableFloats)
         redirectedOutputStep = nil
         for buffer in outputs where isHalf(buffer) {
-            // A whole-image plan's fp16 output is redirected to an fp32 copy by its last step;
-            // other fp16 buffers cannot be read back.
-            guard buffer == plan.output, let last = plan.steps.indices.last, case .instanceNormApply(let apply) = plan.steps[last],
-                  apply.destination == plan.output else {
-                throw VulkanError.unsupported("fp16 storage: \(buffer) cannot be read back (only a plan ending in a instance_norm apply "
-                                              + "into its output can; tiled execution needs fp32 storage)")
-            }
-            outputAllocation = try ensure(outputAllocation, floats: plan.bufferFloats[plan.output]!)
-            redirectedOutputStep = last
+            // A whole-image style plan's fp16 output is redirected to an fp32 copy by its last step.
+            outputAllocation = try ensure(outputAllocation, floats: plan.bufferFloats[buffer]!)
+            redirectedOutputStep = plan.steps.indices.last
         }
         if reallocated { pool.trim() }
 
@@ -223,7 +260,6 @@ public final class VulkanBackend: NetworkBackend {
         for (buffer, values) in inputs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard let floats = plan.bufferFloats[buffer] else { preconditionFailure("input for \(buffer), which the plan does not use") }
             precondition(values.count <= floats, "input larger than its plan buffer")
-            precondition(!isHalf(buffer), "input for \(buffer), which is held in fp16")
             stage(.buffer(buffer), values)
         }
         stage(.parameters, normParameters)
@@ -278,6 +314,16 @@ public final class VulkanBackend: NetworkBackend {
             }
         }
         return results
+    }
+}
+
+extension VulkanBackend {
+    /// Whether `buffer`, downloaded from a run of `plan`, can stay fp16 during the run: the plan's
+    /// output when its last step is an instance_norm apply into it (the style network), which then
+    /// writes an fp32 copy that the run downloads instead.
+    static func redirectsOutput(_ plan: ExecutionPlan, _ buffer: ExecutionPlan.Buffer) -> Bool {
+        guard buffer == plan.output, let last = plan.steps.last, case .instanceNormApply(let apply) = last else { return false }
+        return apply.destination == plan.output
     }
 }
 

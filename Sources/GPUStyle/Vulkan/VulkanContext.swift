@@ -20,6 +20,11 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     let queue: VkQueue
     let queueFamily: UInt32
     let limits: VkPhysicalDeviceLimits
+    /// Whether compute shaders may use subgroup arithmetic (subgroupAdd and the like): the
+    /// device's VkPhysicalDeviceSubgroupProperties list the compute stage and the basic and
+    /// arithmetic operations (Vulkan 1.1 guarantees only basic ones, and only in compute).
+    /// Shaders that need it have a fallback without subgroups (`VulkanShader.globalAveragePool`).
+    let subgroupArithmetic: Bool
 
     /// Largest byte range one tensor binding may cover: tensors are read through texel buffers
     /// of 32-bit elements and written through storage buffers, so both limits apply.
@@ -55,6 +60,7 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         let validation = options.validation
         validationEnabled = validation
         injectedFault = options.fault
+        hidesHalfFormats = options.fault == .noHalfFormats
         instance = try VulkanInstance(validation: validation, loaderPath: options.vulkanLoader)
         vk = instance.vk
         let candidates = try instance.physicalDevices()
@@ -77,6 +83,7 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         }
         physicalDevice = chosen.handle
         limits = chosen.properties.limits
+        subgroupArithmetic = Self.hasSubgroupArithmetic(vk, chosen.handle)
 
         var familyCount: UInt32 = 0
         vk.getPhysicalDeviceQueueFamilyProperties(physicalDevice, &familyCount, nil)
@@ -128,6 +135,25 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     /// VK_ERROR_DEVICE_LOST (without submitting), so tests can check that the error surfaces.
     /// Guarded by `submitLock`; tests switch it on and off on a live context with `setFault`.
     private var injectedFault: ComputeOptions.Fault?
+
+    /// Test hook (`ComputeOptions.Fault.noHalfFormats`): the 16-bit float texel formats read as
+    /// unsupported, so the fp16 storage fallback can be tested on a device that has them.
+    let hidesHalfFormats: Bool
+
+    /// The device-feature check behind `subgroupArithmetic`.
+    private static func hasSubgroupArithmetic(_ vk: VulkanFunctions, _ device: VkPhysicalDevice) -> Bool {
+        var subgroup = VkPhysicalDeviceSubgroupProperties()
+        subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES
+        var properties = VkPhysicalDeviceProperties2()
+        properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+        withUnsafeMutablePointer(to: &subgroup) { chained in
+            properties.pNext = UnsafeMutableRawPointer(chained)
+            vk.getPhysicalDeviceProperties2(device, &properties)
+        }
+        let operations = VK_SUBGROUP_FEATURE_BASIC_BIT.rawValue | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT.rawValue
+        return subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT.rawValue != 0
+            && subgroup.supportedOperations & operations == operations
+    }
 
     func setFault(_ fault: ComputeOptions.Fault?) {
         submitLock.lock()

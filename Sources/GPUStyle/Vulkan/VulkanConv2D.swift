@@ -157,9 +157,16 @@ extension VulkanBackend {
         }
     }
 
-    /// A graph region as a binding.
+    /// A graph region as a binding (fp16 buffers have 2-byte elements).
     func binding(_ region: ExecutionPlan.Region) -> VulkanBufferRange {
-        range(region.buffer).slice(offset: 4 * region.offset, size: 4 * max(region.floatCount, 1))
+        let element = elementBytes(region.buffer)
+        return range(region.buffer).slice(offset: element * region.offset, size: element * max(region.floatCount, 1))
+    }
+
+    /// `shader` (bindings: input, weights, extras, output) with R16 views for a convolution's
+    /// regions in fp16 buffers, and the "_f16" build when the output is one.
+    func storing(_ shader: VulkanShader, for conv: ExecutionPlan.Conv2D) -> VulkanShader {
+        shader.storing(half: [isHalf(conv.input.buffer), false, false, isHalf(conv.output.buffer)])
     }
 
     /// Workgroups of 64 for `total` invocations in a grid whose rows stay within the device's
@@ -199,7 +206,8 @@ extension VulkanBackend {
         // Whole vec4s of input pixels for 1x1 layers on planes of 4k pixels.
         let vectorInput = co == 4 && pixels == 4 && conv.isPointwise && outPlane % 4 == 0 && conv.input.offset % 4 == 0
         let shader = vectorInput ? Self.conv2dGraph4Vec : co == 4 ? Self.conv2dGraph4 : Self.conv2dGraph1
-        let pipeline = try pipelines.pipeline(shader, constants: [co, blocks, pixels, vectorInput ? 1 : 0].map(UInt32.init))
+        let pipeline = try pipelines.pipeline(storing(shader, for: conv),
+                                              constants: [co, blocks, pixels, vectorInput ? 1 : 0].map(UInt32.init))
         let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
         let ints: [Int] = [conv.input.width, conv.input.height, conv.output.width, conv.output.height,
                            conv.input.channels / conv.groups, coutG, blocksPerGroup, conv.output.channels,
@@ -222,7 +230,8 @@ extension VulkanBackend {
                      "transposed_conv2d: the output is not twice the input's size")
         let total = conv.output.floatCount
         let (groups, rowLength) = linearGroups(total)
-        let pipeline = try pipelines.pipeline(Self.transposedConv2d)
+        let pipeline = try pipelines.pipeline(Self.transposedConv2d.storing(half: [isHalf(conv.input.buffer), false, false,
+                                                                                     isHalf(conv.output.buffer)]))
         let f = conv.activation
         let push = [conv.input.width, conv.input.height, conv.input.channels, conv.output.channels, total, rowLength].map(UInt32.init)
             + [f.kind.rawValue, f.alpha.bitPattern, f.beta.bitPattern]

@@ -35,7 +35,8 @@ extension VulkanBackend {
         let pieces = layout.pieces
         for (n, piece) in pieces.enumerated() {
             if n > 0 && piece.cin != pieces[n - 1].cin { recorder.barrier() }
-            let pipeline = try pipelines.pipeline(shader, constants: graphConvConstants(tile, conv, layout: layout, piece: piece))
+            let pipeline = try pipelines.pipeline(storing(shader, for: conv),
+                                                  constants: graphConvConstants(tile, conv, layout: layout, piece: piece))
             try recorder.dispatch(pipeline,
                                   buffers: [binding(conv.input), weights.slice(offset: 4 * piece.offset, size: 4 * piece.floats),
                                             extras, binding(conv.output)],

@@ -7,6 +7,7 @@ final class VulkanFunctions: @unchecked Sendable {  // immutable after init
     let destroyInstance: PFN_vkDestroyInstance
     let enumeratePhysicalDevices: PFN_vkEnumeratePhysicalDevices
     let getPhysicalDeviceProperties: PFN_vkGetPhysicalDeviceProperties
+    let getPhysicalDeviceProperties2: PFN_vkGetPhysicalDeviceProperties2
     let getPhysicalDeviceQueueFamilyProperties: PFN_vkGetPhysicalDeviceQueueFamilyProperties
     let getPhysicalDeviceMemoryProperties: PFN_vkGetPhysicalDeviceMemoryProperties
     let getPhysicalDeviceFormatProperties: PFN_vkGetPhysicalDeviceFormatProperties
@@ -75,6 +76,7 @@ final class VulkanFunctions: @unchecked Sendable {  // immutable after init
         destroyInstance = try f("vkDestroyInstance")
         enumeratePhysicalDevices = try f("vkEnumeratePhysicalDevices")
         getPhysicalDeviceProperties = try f("vkGetPhysicalDeviceProperties")
+        getPhysicalDeviceProperties2 = try f("vkGetPhysicalDeviceProperties2")
         getPhysicalDeviceQueueFamilyProperties = try f("vkGetPhysicalDeviceQueueFamilyProperties")
         getPhysicalDeviceMemoryProperties = try f("vkGetPhysicalDeviceMemoryProperties")
         getPhysicalDeviceFormatProperties = try f("vkGetPhysicalDeviceFormatProperties")

@@ -2,7 +2,7 @@ import CVulkan
 
 /// Shaders of the lowered graph steps other than convolutions (`PlanSteps.swift`). Tensors are
 /// read through R32 texel views and written through R32 storage texel views (why texel views:
-/// see `VulkanShader.conv2d`).
+/// see `VulkanShader.conv2d`), or R16 views for buffers in fp16 storage (`graphPipeline`).
 extension VulkanShader {
     private static func graph(_ name: String, inputs: Int, push: Int) -> VulkanShader {
         VulkanShader(name: name, bindings: Array(repeating: .texels(VK_FORMAT_R32_SFLOAT), count: inputs)
@@ -13,6 +13,8 @@ extension VulkanShader {
     static let channelMultiply = graph("channel_multiply", inputs: 2, push: 4)
     static let copy = graph("copy", inputs: 1, push: 3)
     static let globalAveragePool = graph("global_average_pool", inputs: 1, push: 3)
+    /// globalAveragePool reducing with subgroupAdd (`VulkanContext.subgroupArithmetic`).
+    static let globalAveragePoolSubgroup = graph("global_average_pool_subgroup", inputs: 1, push: 3)
     static let maxPool = graph("max_pool", inputs: 1, push: 10)
     static let softmax = graph("softmax", inputs: 1, push: 4)
     static let resize = graph("resize", inputs: 1, push: 6)
@@ -34,13 +36,21 @@ extension VulkanBackend {
     /// the 32 that every device allows): no constant upload for a rarely used activation.
     static let slopesPerDispatch = 16
 
-    /// Channels `channels` of `region`, bound from the 256-byte boundary at or before them.
+    /// Channels `channels` of `region`, bound from the 256-byte boundary at or before them; the
+    /// base is in elements (4 or 2 bytes: `elementBytes`).
     private func alignedBinding(_ region: ExecutionPlan.Region, _ channels: Range<Int>? = nil) -> (range: VulkanBufferRange, base: Int) {
         let channels = channels ?? 0..<region.channels
-        let start = 4 * (region.offset + channels.lowerBound * region.planeStride)
+        let element = elementBytes(region.buffer)
+        let start = element * (region.offset + channels.lowerBound * region.planeStride)
         let aligned = start / 256 * 256
-        let bytes = start - aligned + 4 * max(1, channels.count * region.planeStride)
-        return (range(region.buffer).slice(offset: aligned, size: bytes), (start - aligned) / 4)
+        let bytes = start - aligned + element * max(1, channels.count * region.planeStride)
+        return (range(region.buffer).slice(offset: aligned, size: bytes), (start - aligned) / element)
+    }
+
+    /// The pipeline of `shader` for a step whose bindings are `regions` in binding order: the
+    /// views of regions in fp16 buffers are R16, and an fp16 output takes the "_f16" build.
+    func graphPipeline(_ shader: VulkanShader, regions: [ExecutionPlan.Region], constants: [UInt32] = []) throws -> VulkanPipeline {
+        try pipelines.pipeline(shader.storing(half: regions.map { isHalf($0.buffer) }), constants: constants)
     }
 
     /// Consecutive channel ranges of at most `limit` channels whose planes (for every given
@@ -102,7 +112,7 @@ extension VulkanBackend {
             }
             slopes = constants[index]
         }
-        let pipeline = try pipelines.pipeline(shader)
+        let pipeline = try graphPipeline(shader, regions: inputs + [output])
         let limit = slopes.isEmpty ? Int.max : Self.slopesPerDispatch
         for chunk in try graphChunks(output.channels, planes: [plane], limit: limit) {
             let bound = (inputs + [output]).map { alignedBinding($0, chunk) }
@@ -123,7 +133,7 @@ extension VulkanBackend {
         let plane = s.output.planeStride
         precondition(s.input.shape == s.output.shape && s.scale.shape == .init(channels: s.output.channels, height: 1, width: 1),
                      "channel multiply: a [C][H][W] input and a [C][1][1] scale")
-        let pipeline = try pipelines.pipeline(.channelMultiply)
+        let pipeline = try graphPipeline(.channelMultiply, regions: [s.input, s.scale, s.output])
         for chunk in try graphChunks(s.output.channels, planes: [plane]) {
             let bound = [alignedBinding(s.input, chunk), alignedBinding(s.scale, chunk), alignedBinding(s.output, chunk)]
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(bound.map(\.base) + [plane]),
@@ -140,18 +150,20 @@ extension VulkanBackend {
         let largest = min(1024, Int(context.limits.maxComputeWorkGroupSize.0), Int(context.limits.maxComputeWorkGroupInvocations))
         var workgroup = context.info.kind == .cpu ? 8 : 64
         while 2 * workgroup <= largest && count(plane, workgroup) > 16384 { workgroup *= 2 }
-        let pipeline = try pipelines.pipeline(.globalAveragePool, constants: [UInt32(workgroup)])
+        let shader: VulkanShader = context.subgroupArithmetic && usesSubgroups ? .globalAveragePoolSubgroup : .globalAveragePool
+        let pipeline = try graphPipeline(shader, regions: [s.input, s.output], constants: [UInt32(workgroup)])
         for chunk in try graphChunks(s.input.channels, planes: [plane]) {
             let bound = [alignedBinding(s.input, chunk), alignedBinding(s.output, chunk)]
             try recorder.dispatch(pipeline, buffers: bound.map(\.range), push: words(bound.map(\.base) + [plane]),
-                                  groups: (chunk.count, 1, 1), label: "step \(index): global average pool c\(chunk)")
+                                  groups: (chunk.count, 1, 1),
+                                  label: "step \(index): global average pool c\(chunk)" + (shader == .globalAveragePool ? "" : " subgroupAdd"))
         }
     }
 
     private func recordMaxPool(_ s: ExecutionPlan.MaxPool, index: Int) throws {
         let input = s.input, output = s.output
         precondition(input.channels == output.channels, "max pool: channel counts differ")
-        let pipeline = try pipelines.pipeline(.maxPool)
+        let pipeline = try graphPipeline(.maxPool, regions: [input, output])
         for chunk in try graphChunks(output.channels, planes: [input.planeStride, output.planeStride]) {
             let bound = [alignedBinding(input, chunk), alignedBinding(output, chunk)]
             let push = bound.map(\.base) + [input.width, input.height, output.width, output.height, s.kernel, s.stride,
@@ -169,7 +181,7 @@ extension VulkanBackend {
         guard 4 * s.output.floatCount + 256 <= maxBindingBytes else {
             throw VulkanError.unsupported("softmax over a \(s.output.shape) map exceeds the device's storage buffer range")
         }
-        let pipeline = try pipelines.pipeline(.softmax)
+        let pipeline = try graphPipeline(.softmax, regions: [s.input, s.output])
         let bound = [alignedBinding(s.input), alignedBinding(s.output)]
         try recorder.dispatch(pipeline, buffers: bound.map(\.range),
                               push: words(bound.map(\.base) + [s.output.planeStride, s.output.channels]),
@@ -180,7 +192,7 @@ extension VulkanBackend {
         let input = s.input, output = s.output
         precondition(output.shape == .init(channels: input.channels, height: input.height * s.scale, width: input.width * s.scale),
                      "resize: the output is the input times the scale")
-        let pipeline = try pipelines.pipeline(.resize)
+        let pipeline = try graphPipeline(.resize, regions: [input, output])
         for chunk in try graphChunks(output.channels, planes: [input.planeStride, output.planeStride]) {
             let bound = [alignedBinding(input, chunk), alignedBinding(output, chunk)]
             let push = bound.map(\.base) + [input.width, input.height, s.scale, Int(s.mode.rawValue)]
@@ -194,7 +206,7 @@ extension VulkanBackend {
     private func recordFakeQuant(_ s: ExecutionPlan.FakeQuant, index: Int) throws {
         precondition(s.input.shape == s.output.shape, "fake_quant: input and output shapes differ")
         let plane = s.output.planeStride, q = s.quantize
-        let pipeline = try pipelines.pipeline(.fakeQuant)
+        let pipeline = try graphPipeline(.fakeQuant, regions: [s.input, s.output])
         for chunk in try graphChunks(s.output.channels, planes: [plane]) {
             let bound = [alignedBinding(s.input, chunk), alignedBinding(s.output, chunk)]
             let push = words(bound.map(\.base) + [plane]) + [bits(q.scale), bits(Float(q.zeroPoint)), bits(Float(q.low)),
@@ -214,7 +226,8 @@ extension VulkanBackend {
         let largest = min(1024, Int(context.limits.maxComputeWorkGroupSize.0), Int(context.limits.maxComputeWorkGroupInvocations))
         var workgroup = context.info.kind == .cpu ? 8 : 64
         while 2 * workgroup <= largest && count(plane, workgroup) > 16384 { workgroup *= 2 }
-        let pipeline = try pipelines.pipeline(.quantizedInstanceNorm, constants: [UInt32(workgroup)])
+        let pipeline = try graphPipeline(.quantizedInstanceNorm, regions: [s.input, s.gamma, s.beta, s.output],
+                                         constants: [UInt32(workgroup)])
         let table = s.norm.quantizers.flatMap { [bits($0.scale), bits(Float($0.zeroPoint))] }
         for chunk in try graphChunks(s.input.channels, planes: [plane]) {
             let bound = [alignedBinding(s.input, chunk), alignedBinding(s.gamma, chunk), alignedBinding(s.beta, chunk),
@@ -231,7 +244,7 @@ extension VulkanBackend {
                                            width: input.width + p.left + p.right), "pad2d: the output is the padded input")
         precondition(s.mode == .zero || (max(p.top, p.bottom) < input.height && max(p.left, p.right) < input.width),
                      "pad2d: reflection padding must be smaller than the side")
-        let pipeline = try pipelines.pipeline(.pad2d)
+        let pipeline = try graphPipeline(.pad2d, regions: [input, output])
         for chunk in try graphChunks(output.channels, planes: [input.planeStride, output.planeStride]) {
             let bound = [alignedBinding(input, chunk), alignedBinding(output, chunk)]
             let push = bound.map(\.base) + [input.width, input.height, output.width, output.height, p.top, p.left,
