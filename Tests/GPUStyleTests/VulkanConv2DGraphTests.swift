@@ -69,6 +69,12 @@ final class VulkanConv2DGraphTests: VulkanTestCase {
         let layer = Layer(cin: 600, cout: 40, height: 9, width: 7, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1)
         XCTAssertEqual(VulkanBackend.graphWeightsLayout(Conv2DFixtures.conv2d(tensors(layer, seed: 1), inPool: false).plan.conv)?.pieces.count, 2)
         try check(layer, "1x1 600->40, 9x7")
+        // 224 outputs are 28 blocks, 10 pieces of one input-channel chunk: two dispatches, of 8
+        // pieces (the uniform-buffer array's size) and 2.
+        let wide = Layer(cin: 600, cout: 224, height: 4, width: 5, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1)
+        let wideLayout = VulkanBackend.graphWeightsLayout(Conv2DFixtures.conv2d(tensors(wide, seed: 1), inPool: false).plan.conv)
+        XCTAssertEqual(wideLayout?.dispatchGroups(piecesPerDispatch: VulkanBackend.graphWeightPieces).map(\.count), [8, 2])
+        try check(wide, "1x1 600->224, 5x4")
         // Input channels beyond one piece (2048 x 8 floats): two chunks, the second continuing.
         try check(Layer(cin: 2100, cout: 12, height: 4, width: 6, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1), "1x1 2100->12")
         try check(Layer(cin: 5, cout: 3, height: 16, width: 16, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1, activation: .prelu),
