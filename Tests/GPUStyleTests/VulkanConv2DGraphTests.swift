@@ -107,6 +107,16 @@ final class VulkanConv2DGraphTests: VulkanTestCase {
                   "depthwise 5x5/2 PReLU")
         try check(Layer(cin: 8, cout: 8, height: 9, width: 11, kh: 3, kw: 3, stride: 2, pad: 1, groups: 8,
                         quantize: .int8(scale: 0.02, zeroPoint: -4)), "depthwise 3x3/2 fake-quantised")
+        // Maps of 8 runs or more take the 4 x 8 tile: rows of whole vec4s, ragged rows and
+        // columns, stride 2, and rows that are not whole vec4s (scalar views).
+        for (height, width, stride) in [(20, 24, 1), (19, 28, 1), (34, 40, 2), (17, 26, 1), (29, 34, 2)] {
+            let layer = Layer(cin: 5, cout: 5, height: height, width: width, kh: 3, kw: 3, stride: stride, pad: 1, groups: 5)
+            let made = Conv2DFixtures.conv2d(tensors(layer, seed: 2), inPool: false).plan.conv
+            XCTAssertEqual(VulkanBackend.depthwiseTile(made.output).rows, VulkanBackend.depthwiseTile.rows)
+            try check(layer, "depthwise 3x3/\(stride) \(width)x\(height), 4 x 8 tile")
+        }
+        try check(Layer(cin: 6, cout: 6, height: 33, width: 36, kh: 5, kw: 5, stride: 2, pad: 2, groups: 6, activation: .prelu),
+                  "depthwise 5x5/2 PReLU, 4 x 8 tile")
     }
 }
 
