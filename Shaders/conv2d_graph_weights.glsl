@@ -3,9 +3,9 @@
 // one input-channel chunk (VulkanGraphWeights), each a 64 KiB uniform binding of
 // BLOCKS_PER_PIECE output-channel blocks, bound as one descriptor array. The workgroup's block
 // (gl_WorkGroupID.y) picks its piece by a workgroup-uniform index, so every weight load stays
-// one scalar load + broadcast. One piece per dispatch made MobileNetV2's 1x1 layers 274
-// dispatches (27 for the 320 -> 1280 one at 7x7, 6 workgroups each), and lavapipe spends
-// ~100 us on any dispatch (VulkanDispatchFloorTimingTests).
+// one scalar load + broadcast. One piece per dispatch made MobileNetV2's 53 convolutions 173
+// dispatches (27 for the 320 -> 1280 one at 7x7, 6 workgroups each; 63 with 8 pieces), and
+// lavapipe spends ~20 us on any dispatch (VulkanDispatchFloorTimingTests, AMD EPYC Zen 4).
 // Needs GL_GOOGLE_include_directive (for this include) only; the array is indexed dynamically
 // (shaderUniformBufferArrayDynamicIndexing, enabled by VulkanContext).
 layout(constant_id = 9) const int BLOCKS_PER_PIECE = 1;

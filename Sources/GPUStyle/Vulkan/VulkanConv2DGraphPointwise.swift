@@ -26,8 +26,9 @@ extension VulkanBackend {
     }
 
     /// Weight pieces bound per dispatch (conv2d_graph_weights.glsl's GRAPH_WEIGHT_PIECES; the
-    /// spec lets every device bind 12 uniform buffers per stage). Lavapipe spends ~100 us on
-    /// any dispatch, and MobileNetV2's 1x1 layers took 274 dispatches one piece each, 85 now.
+    /// spec lets every device bind 12 uniform buffers per stage). Lavapipe spends ~20 us on any
+    /// dispatch (VulkanDispatchFloorTimingTests, AMD EPYC Zen 4), and MobileNetV2's 53
+    /// convolutions took 173 dispatches one piece each, 63 with 8.
     static let graphWeightPieces = 8
 
     /// Records a uniform-buffer graph convolution one dispatch per `graphWeightPieces` pieces
