@@ -34,7 +34,6 @@ const int ROWS = (PY - 1) * SY + KH;
 const int TAPS4 = (KH * KW + 3) / 4;
 
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F, or RGBA32F (VEC_INPUT)
-layout(std140, binding = 1) uniform Weights { vec4 weights[4096]; };  // 64 KiB, the most a UBO binding may hold
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
 #include "storage_format.glsl"
 #ifdef GRAPH_VEC4_OUTPUT
@@ -55,6 +54,7 @@ layout(push_constant) uniform Push {
 #include "activation.glsl"
 #include "fake_quant.glsl"
 #include "conv2d_graph_epilogue.glsl"
+#include "conv2d_graph_weights.glsl"
 
 void main() {
     uint run = gl_GlobalInvocationID.x;
@@ -62,11 +62,12 @@ void main() {
     if (y0 >= p.outHeight) return;
     int x0 = int(run % p.runsPerRow) * PX;
     uint c = p.channelStart + gl_WorkGroupID.y;
-    uint w4 = gl_WorkGroupID.y * uint(TAPS4);
+    uint piece = weightPiece();
+    uint w4 = blockInPiece() * uint(TAPS4);
 
     float wt[TAPS4 * 4];
     [[unroll]] for (int t = 0; t < TAPS4; t++) {
-        vec4 v = weights[w4 + uint(t)];
+        vec4 v = pieces[piece].weights[w4 + uint(t)];
         wt[4 * t] = v.x; wt[4 * t + 1] = v.y; wt[4 * t + 2] = v.z; wt[4 * t + 3] = v.w;
     }
 

@@ -10,10 +10,11 @@
 // Invocations are numbered along rows (runsPerRow runs of PX pixels per row), so narrow maps
 // (7 or 14 pixels wide) still fill the SIMD lanes; a tap outside the map reads zero.
 //
-// One dispatch covers `cinCount` input channels from `cinStart` and the blocks of one weight
-// piece ([block][cinCount][KH * KW][CO / 4] vec4s, VulkanGraphWeights); as in
-// conv2d_graph_pointwise.comp, later pieces continue from the stored partial sums and the last
-// applies the epilogue, so every output is summed in input-channel order.
+// One dispatch covers `cinCount` input channels from `cinStart` and the blocks of up to 8
+// weight pieces ([block][cinCount][KH * KW][CO / 4] vec4s, VulkanGraphWeights,
+// conv2d_graph_weights.glsl); as in conv2d_graph_pointwise.comp, later input-channel chunks
+// continue from the stored partial sums and the last applies the epilogue, so every output is
+// summed in input-channel order.
 // Texel fetches and storage texel stores are per-lane gathers and scatters on lavapipe, and a
 // depthwise or narrow layer does only 9-27 multiply-adds per float it moves: rows of whole vec4s
 // are read as vec4s (VEC_INPUT) and, in the conv2d_graph_general_vec4 build, stored as vec4s.
@@ -36,7 +37,6 @@ const int SPAN = (PX - 1) * SX + KW;
 const int SPAN4 = (SHIFT + SPAN + 3) / 4;
 
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F, or RGBA32F (VEC_INPUT)
-layout(std140, binding = 1) uniform Weights { vec4 weights[4096]; };  // 64 KiB, the most a UBO binding may hold
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
 #include "storage_format.glsl"
 #ifdef GRAPH_VEC4_OUTPUT
@@ -57,6 +57,7 @@ layout(push_constant) uniform Push {
 #include "activation.glsl"
 #include "fake_quant.glsl"
 #include "conv2d_graph_epilogue.glsl"
+#include "conv2d_graph_weights.glsl"
 
 void main() {
     uint run = gl_GlobalInvocationID.x;
@@ -92,7 +93,8 @@ void main() {
     bool inside[SPAN];
     [[unroll]] for (int s = 0; s < SPAN; s++) inside[s] = xs + s >= 0 && xs + s < p.inWidth;
 
-    uint w = block * p.cinCount * uint(KH * KW * CB4);
+    uint piece = weightPiece();
+    uint w = blockInPiece() * p.cinCount * uint(KH * KW * CB4);
     int iy0 = y * SY - p.padTop;
     for (uint ci = 0u; ci < p.cinCount; ci++) {
         int planeStart = int((p.cinStart + ci) * inPlane);
@@ -119,7 +121,7 @@ void main() {
             }
             [[unroll]] for (int kx = 0; kx < KW; kx++) {
                 [[unroll]] for (int j = 0; j < CB4; j++) {
-                    vec4 wv = weights[w + uint((ky * KW + kx) * CB4 + j)];
+                    vec4 wv = pieces[piece].weights[w + uint((ky * KW + kx) * CB4 + j)];
                     [[unroll]] for (int i = 0; i < PX; i++)
                         acc[i * CB4 + j] = fma(vec4(window[i * SX + kx]), wv, acc[i * CB4 + j]);
                 }

@@ -10,11 +10,12 @@
 // The old conv2d_graph.comp read its weights through a texel view (a gather per vec4) and ran
 // MobileNetV2's 1x1 layers at 2.3-2.5 GFLOP/s.
 //
-// One dispatch covers `cinCount` input channels from `cinStart` and the blocks of one weight
-// piece (VulkanGraphWeights): the piece is [block][cinCount][CO / 4] vec4s. When the input
-// channels do not fit one piece, the pieces after the first start from the partial sums the
-// previous one stored (ACCUMULATE) and only the last (FINISH) applies the epilogue, so
-// every output is summed in input-channel order whatever the chunking.
+// One dispatch covers `cinCount` input channels from `cinStart` and the blocks of up to 8
+// weight pieces (VulkanGraphWeights, conv2d_graph_weights.glsl): a piece is
+// [block][cinCount][CO / 4] vec4s. When the input channels do not fit one piece, the input-channel
+// chunks after the first start from the partial sums the previous one stored (ACCUMULATE) and
+// only the last (FINISH) applies the epilogue, so every output is summed in input-channel order
+// whatever the chunking.
 //
 // Storage texel stores are per-lane scatters on lavapipe and dominated layers with few input
 // channels (an expansion 16 -> 96 channels does 16 multiply-adds per stored float): where the
@@ -31,7 +32,6 @@ layout(constant_id = 3) const bool VEC_INPUT = false;
 const int CB4 = CO / 4;
 
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F or RGBA32F (VEC_INPUT)
-layout(std140, binding = 1) uniform Weights { vec4 weights[4096]; };  // 64 KiB, the most a UBO binding may hold
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
 #include "storage_format.glsl"
 #ifdef GRAPH_VEC4_OUTPUT
@@ -51,6 +51,7 @@ layout(push_constant) uniform Push {
 #include "activation.glsl"
 #include "fake_quant.glsl"
 #include "conv2d_graph_epilogue.glsl"
+#include "conv2d_graph_weights.glsl"
 
 void main() {
     uint first = gl_GlobalInvocationID.x * uint(PX);
@@ -76,7 +77,8 @@ void main() {
         [[unroll]] for (int k = 0; k < PX * CB4; k++) acc[k] = vec4(0.0);
     }
 
-    uint w = block * p.cinCount * uint(CB4);
+    uint piece = weightPiece();
+    uint w = blockInPiece() * p.cinCount * uint(CB4);
     for (uint ci = 0u; ci < p.cinCount; ci++) {
         uint row = (p.cinStart + ci) * p.plane;
         float v[PX];
@@ -89,7 +91,7 @@ void main() {
             [[unroll]] for (int i = 0; i < PX; i++) v[i] = texelFetch(inputs, int(row + min(first + uint(i), last))).r;
         }
         [[unroll]] for (int j = 0; j < CB4; j++) {
-            vec4 wv = weights[w + uint(j)];
+            vec4 wv = pieces[piece].weights[w + uint(j)];
             [[unroll]] for (int i = 0; i < PX; i++) acc[i * CB4 + j] = fma(vec4(v[i]), wv, acc[i * CB4 + j]);
         }
         w += uint(CB4);

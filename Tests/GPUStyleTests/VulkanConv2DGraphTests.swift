@@ -69,6 +69,12 @@ final class VulkanConv2DGraphTests: VulkanTestCase {
         let layer = Layer(cin: 600, cout: 40, height: 9, width: 7, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1)
         XCTAssertEqual(VulkanBackend.graphWeightsLayout(Conv2DFixtures.conv2d(tensors(layer, seed: 1), inPool: false).plan.conv)?.pieces.count, 2)
         try check(layer, "1x1 600->40, 9x7")
+        // 224 outputs are 28 blocks, 10 pieces of one input-channel chunk: two dispatches, of 8
+        // pieces (the uniform-buffer array's size) and 2.
+        let wide = Layer(cin: 600, cout: 224, height: 4, width: 5, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1)
+        let wideLayout = VulkanBackend.graphWeightsLayout(Conv2DFixtures.conv2d(tensors(wide, seed: 1), inPool: false).plan.conv)
+        XCTAssertEqual(wideLayout?.dispatchGroups(piecesPerDispatch: VulkanBackend.graphWeightPieces).map(\.count), [8, 2])
+        try check(wide, "1x1 600->224, 5x4")
         // Input channels beyond one piece (2048 x 8 floats): two chunks, the second continuing.
         try check(Layer(cin: 2100, cout: 12, height: 4, width: 6, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1), "1x1 2100->12")
         try check(Layer(cin: 5, cout: 3, height: 16, width: 16, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1, activation: .prelu),
@@ -101,6 +107,16 @@ final class VulkanConv2DGraphTests: VulkanTestCase {
                   "depthwise 5x5/2 PReLU")
         try check(Layer(cin: 8, cout: 8, height: 9, width: 11, kh: 3, kw: 3, stride: 2, pad: 1, groups: 8,
                         quantize: .int8(scale: 0.02, zeroPoint: -4)), "depthwise 3x3/2 fake-quantised")
+        // Maps of 8 runs or more take the 4 x 8 tile: rows of whole vec4s, ragged rows and
+        // columns, stride 2, and rows that are not whole vec4s (scalar views).
+        for (height, width, stride) in [(20, 24, 1), (19, 28, 1), (34, 40, 2), (17, 26, 1), (29, 34, 2)] {
+            let layer = Layer(cin: 5, cout: 5, height: height, width: width, kh: 3, kw: 3, stride: stride, pad: 1, groups: 5)
+            let made = Conv2DFixtures.conv2d(tensors(layer, seed: 2), inPool: false).plan.conv
+            XCTAssertEqual(VulkanBackend.depthwiseTile(made.output).rows, VulkanBackend.depthwiseTile.rows)
+            try check(layer, "depthwise 3x3/\(stride) \(width)x\(height), 4 x 8 tile")
+        }
+        try check(Layer(cin: 6, cout: 6, height: 33, width: 36, kh: 5, kw: 5, stride: 2, pad: 2, groups: 6, activation: .prelu),
+                  "depthwise 5x5/2 PReLU, 4 x 8 tile")
     }
 }
 

@@ -14,6 +14,8 @@ final class VulkanCommandRecorder {
     private var currentPool = 0
     private static let setsPerPool: UInt32 = 256
     private static let maxBuffersPerSet: UInt32 = 4
+    /// Uniform buffers a set may hold (a graph convolution's weight pieces, VulkanBackend.graphWeightPieces).
+    private static let maxUniformsPerSet: UInt32 = 8
 
     /// Texel-buffer views of the current recording (they must outlive its execution).
     private var views: [VkBufferView] = []
@@ -104,11 +106,12 @@ final class VulkanCommandRecorder {
     }
 
     /// Binds `buffers` to bindings 0..<n of a fresh descriptor set (texel bindings get a buffer
-    /// view, destroyed at the next `begin`), pushes `push` and dispatches.
+    /// view, destroyed at the next `begin`; an array binding takes `count` consecutive buffers),
+    /// pushes `push` and dispatches.
     func dispatch(_ pipeline: VulkanPipeline, buffers: [VulkanBufferRange], push: [UInt32],
                   groups: (x: Int, y: Int, z: Int), label: String) throws {
         let kinds = pipeline.shader.bindings
-        precondition(buffers.count == kinds.count && push.count == pipeline.shader.pushConstantWords,
+        precondition(buffers.count == kinds.reduce(0) { $0 + $1.count } && push.count == pipeline.shader.pushConstantWords,
                      "\(label): bindings or push constants do not match shader \(pipeline.shader.name)")
         guard groups.x > 0, groups.y > 0, groups.z > 0 else { return }
         let limits = context.limits
@@ -120,17 +123,21 @@ final class VulkanCommandRecorder {
         var set: VkDescriptorSet? = try allocateSet(pipeline.setLayout)
         var infos: [VkDescriptorBufferInfo] = []
         var texelViews: [VkBufferView?] = []
-        for (binding, (kind, range)) in zip(kinds, buffers).enumerated() {
-            infos.append(VkDescriptorBufferInfo(buffer: range.buffer, offset: VkDeviceSize(range.offset), range: VkDeviceSize(range.size)))
-            switch kind {
-            case .storage:
-                precondition(range.size <= Int(limits.maxStorageBufferRange), "\(label): binding \(binding) exceeds maxStorageBufferRange")
-                texelViews.append(nil)
-            case .uniform:
-                precondition(range.size <= Int(limits.maxUniformBufferRange), "\(label): binding \(binding) exceeds maxUniformBufferRange")
-                texelViews.append(nil)
-            case .texels(let format), .storageTexels(let format):
-                texelViews.append(try makeView(range, format: format))
+        var firsts: [Int] = []  // each binding's first entry in infos and texelViews
+        for (binding, kind) in kinds.enumerated() {
+            firsts.append(infos.count)
+            for range in buffers[infos.count..<infos.count + kind.count] {
+                infos.append(VkDescriptorBufferInfo(buffer: range.buffer, offset: VkDeviceSize(range.offset), range: VkDeviceSize(range.size)))
+                switch kind {
+                case .storage:
+                    precondition(range.size <= Int(limits.maxStorageBufferRange), "\(label): binding \(binding) exceeds maxStorageBufferRange")
+                    texelViews.append(nil)
+                case .uniform, .uniforms:
+                    precondition(range.size <= Int(limits.maxUniformBufferRange), "\(label): binding \(binding) exceeds maxUniformBufferRange")
+                    texelViews.append(nil)
+                case .texels(let format), .storageTexels(let format):
+                    texelViews.append(try makeView(range, format: format))
+                }
             }
         }
         infos.withUnsafeBufferPointer { infoPointer in
@@ -140,12 +147,12 @@ final class VulkanCommandRecorder {
                     write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
                     write.dstSet = set
                     write.dstBinding = UInt32(i)
-                    write.descriptorCount = 1
+                    write.descriptorCount = UInt32(kind.count)
                     write.descriptorType = kind.descriptorType
                     if kind.format != nil {
-                        write.pTexelBufferView = viewPointer.baseAddress! + i
+                        write.pTexelBufferView = viewPointer.baseAddress! + firsts[i]
                     } else {
-                        write.pBufferInfo = infoPointer.baseAddress! + i
+                        write.pBufferInfo = infoPointer.baseAddress! + firsts[i]
                     }
                     return write
                 }
@@ -224,7 +231,7 @@ final class VulkanCommandRecorder {
     private func makeDescriptorPool() throws -> VkDescriptorPool {
         let sizes = [VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                           descriptorCount: Self.setsPerPool * Self.maxBuffersPerSet),
-                     VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: Self.setsPerPool),
+                     VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: Self.setsPerPool * Self.maxUniformsPerSet),
                      VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptorCount: 2 * Self.setsPerPool),
                      VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, descriptorCount: Self.setsPerPool)]
         var info = VkDescriptorPoolCreateInfo()

@@ -25,6 +25,10 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     /// arithmetic operations (Vulkan 1.1 guarantees only basic ones, and only in compute).
     /// Shaders that need it have a fallback without subgroups (`VulkanShader.globalAveragePool`).
     let subgroupArithmetic: Bool
+    /// Whether shaders may index an array of uniform buffers by a dynamically uniform value
+    /// (shaderUniformBufferArrayDynamicIndexing, enabled when the device has it): the graph
+    /// convolutions bind several weight pieces per dispatch that way.
+    let uniformArrayIndexing: Bool
 
     /// Largest byte range one tensor binding may cover: tensors are read through texel buffers
     /// of 32-bit elements and written through storage buffers, so both limits apply.
@@ -102,6 +106,12 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         vk.getPhysicalDeviceMemoryProperties(physicalDevice, &memory)
         memoryProperties = memory
 
+        var supported = VkPhysicalDeviceFeatures()
+        vk.getPhysicalDeviceFeatures(physicalDevice, &supported)
+        uniformArrayIndexing = supported.shaderUniformBufferArrayDynamicIndexing != 0
+        var features = VkPhysicalDeviceFeatures()
+        features.shaderUniformBufferArrayDynamicIndexing = supported.shaderUniformBufferArrayDynamicIndexing
+
         var priority: Float = 1
         var device: VkDevice?
         let createDevice = vk.createDevice
@@ -116,7 +126,10 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
                 deviceInfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
                 deviceInfo.queueCreateInfoCount = 1
                 deviceInfo.pQueueCreateInfos = queuePointer
-                try vkCheck(createDevice(chosen.handle, &deviceInfo, nil, &device), "vkCreateDevice")
+                try withUnsafePointer(to: &features) { featuresPointer in
+                    deviceInfo.pEnabledFeatures = featuresPointer
+                    try vkCheck(createDevice(chosen.handle, &deviceInfo, nil, &device), "vkCreateDevice")
+                }
             }
         }
         guard let device else { throw VulkanError.failed(call: "vkCreateDevice", result: VK_ERROR_UNKNOWN.rawValue) }

@@ -25,23 +25,38 @@ extension VulkanBackend {
         }
     }
 
-    /// Records a uniform-buffer graph convolution one dispatch per piece of its weights (a
-    /// piece fits one 64 KiB uniform binding), with a barrier where the input-channel chunk
-    /// changes: the next chunk's dispatches continue the partial sums the previous one stored.
-    /// `push` gives the shader's own push words for a piece; the epilogue's follow them.
+    /// Weight pieces bound per dispatch (conv2d_graph_weights.glsl's GRAPH_WEIGHT_PIECES; the
+    /// spec lets every device bind 12 uniform buffers per stage). Lavapipe spends ~20 us on any
+    /// dispatch (VulkanDispatchFloorTimingTests, AMD EPYC Zen 4), and MobileNetV2's 53
+    /// convolutions took 173 dispatches one piece each, 63 with 8.
+    static let graphWeightPieces = 8
+
+    /// Records a uniform-buffer graph convolution one dispatch per `graphWeightPieces` pieces
+    /// of its weights (a piece fits one 64 KiB uniform binding) of one input-channel chunk,
+    /// with a barrier where the chunk changes: the next chunk's dispatches continue the partial
+    /// sums the previous one stored. `push` gives the shader's own push words for the
+    /// dispatch's pieces (their input channels and blocks); the epilogue's follow them.
     func dispatchGraphConvPieces(_ conv: ExecutionPlan.Conv2D, shader: VulkanShader, tile: [Int], layout: VulkanGraphWeights,
                                  weights: VulkanBufferRange, extras: VulkanBufferRange, invocations: Int, local: Int,
                                  label: String, push: (VulkanGraphWeights.Piece) -> [Int]) throws {
-        let pieces = layout.pieces
-        for (n, piece) in pieces.enumerated() {
-            if n > 0 && piece.cin != pieces[n - 1].cin { recorder.barrier() }
+        guard context.uniformArrayIndexing else {
+            throw VulkanError.unsupported("\(context.info.name) lacks shaderUniformBufferArrayDynamicIndexing, which the graph "
+                                          + "convolution shaders need")
+        }
+        let groups = layout.dispatchGroups(piecesPerDispatch: Self.graphWeightPieces)
+        for (n, group) in groups.enumerated() {
+            if n > 0 && group[0].cin != groups[n - 1][0].cin { recorder.barrier() }
+            let covered = VulkanGraphWeights.Piece(cin: group[0].cin, blocks: group[0].blocks.lowerBound..<group.last!.blocks.upperBound,
+                                                   offset: group[0].offset, floats: 0)
             let pipeline = try pipelines.pipeline(storing(shader, for: conv),
-                                                  constants: graphConvConstants(tile, conv, layout: layout, piece: piece))
+                                                  constants: graphConvConstants(tile, conv, layout: layout, cin: covered.cin))
+            // Unused array entries repeat the last piece (every entry must be valid).
+            let pieces = (0..<Self.graphWeightPieces).map { group[min($0, group.count - 1)] }
             try recorder.dispatch(pipeline,
-                                  buffers: [binding(conv.input), weights.slice(offset: 4 * piece.offset, size: 4 * piece.floats),
-                                            extras, binding(conv.output)],
-                                  push: push(piece).map { UInt32(bitPattern: Int32($0)) } + graphEpilogueWords(conv),
-                                  groups: ((invocations + local - 1) / local, piece.blocks.count, 1),
+                                  buffers: [binding(conv.input)] + pieces.map { weights.slice(offset: 4 * $0.offset, size: 4 * $0.floats) }
+                                      + [extras, binding(conv.output)],
+                                  push: push(covered).map { UInt32(bitPattern: Int32($0)) } + graphEpilogueWords(conv),
+                                  groups: ((invocations + local - 1) / local, covered.blocks.count, 1),
                                   label: "\(label) piece \(n)")
         }
     }
@@ -52,20 +67,22 @@ extension VulkanBackend {
     static func graphConvShader(_ stem: String, vectorInput: Bool, vectorOutput: Bool, pushConstantWords: Int) -> VulkanShader {
         let r = VK_FORMAT_R32_SFLOAT, rgba = VK_FORMAT_R32G32B32A32_SFLOAT
         return VulkanShader(name: vectorOutput ? stem + "_vec4" : stem,
-                            bindings: [.texels(vectorInput ? rgba : r), .uniform, .texels(r), .storageTexels(vectorOutput ? rgba : r)],
+                            bindings: [.texels(vectorInput ? rgba : r), .uniforms(graphWeightPieces), .texels(r),
+                                       .storageTexels(vectorOutput ? rgba : r)],
                             pushConstantWords: pushConstantWords)
     }
 
     /// Specialization constants of a uniform-buffer graph convolution: the shader's tile
-    /// constants (ids 0..<10) then conv2d_graph_epilogue.glsl's (ids 10-13: activation kind,
-    /// quantise, continue partial sums, finish).
-    func graphConvConstants(_ tile: [Int], _ conv: ExecutionPlan.Conv2D, layout: VulkanGraphWeights,
-                            piece: VulkanGraphWeights.Piece) -> [UInt32] {
-        precondition(tile.count <= 10, "graph conv tile constants take ids 0..<10")
+    /// constants (ids 0..<9), conv2d_graph_weights.glsl's blocks per piece (id 9), then
+    /// conv2d_graph_epilogue.glsl's (ids 10-13: activation kind, quantise, continue partial
+    /// sums, finish) for the input-channel chunk `cin`.
+    func graphConvConstants(_ tile: [Int], _ conv: ExecutionPlan.Conv2D, layout: VulkanGraphWeights, cin: Range<Int>) -> [UInt32] {
+        precondition(tile.count <= 9, "graph conv tile constants take ids 0..<9")
         let chunks = layout.kind == .depthwise ? [0..<1] : layout.cinChunks
         let epilogue = [Int(conv.activation.kind.rawValue), conv.quantize == nil ? 0 : 1,
-                        piece.cin.lowerBound > chunks.first!.lowerBound ? 1 : 0, piece.cin == chunks.last! ? 1 : 0]
-        return (tile + [Int](repeating: 0, count: 10 - tile.count) + epilogue).map { UInt32(bitPattern: Int32($0)) }
+                        cin.lowerBound > chunks.first!.lowerBound ? 1 : 0, cin == chunks.last! ? 1 : 0]
+        return (tile + [Int](repeating: 0, count: 9 - tile.count) + [layout.blocksPerPiece] + epilogue)
+            .map { UInt32(bitPattern: Int32($0)) }
     }
 
     /// The epilogue's push words: activation alpha and beta, then the fake quantisation's.

@@ -11,6 +11,7 @@ final class VulkanFunctions: @unchecked Sendable {  // immutable after init
     let getPhysicalDeviceQueueFamilyProperties: PFN_vkGetPhysicalDeviceQueueFamilyProperties
     let getPhysicalDeviceMemoryProperties: PFN_vkGetPhysicalDeviceMemoryProperties
     let getPhysicalDeviceFormatProperties: PFN_vkGetPhysicalDeviceFormatProperties
+    let getPhysicalDeviceFeatures: PFN_vkGetPhysicalDeviceFeatures
     let createDevice: PFN_vkCreateDevice
     let destroyDevice: PFN_vkDestroyDevice
     let getDeviceQueue: PFN_vkGetDeviceQueue
@@ -80,6 +81,7 @@ final class VulkanFunctions: @unchecked Sendable {  // immutable after init
         getPhysicalDeviceQueueFamilyProperties = try f("vkGetPhysicalDeviceQueueFamilyProperties")
         getPhysicalDeviceMemoryProperties = try f("vkGetPhysicalDeviceMemoryProperties")
         getPhysicalDeviceFormatProperties = try f("vkGetPhysicalDeviceFormatProperties")
+        getPhysicalDeviceFeatures = try f("vkGetPhysicalDeviceFeatures")
         createDevice = try f("vkCreateDevice")
         destroyDevice = try f("vkDestroyDevice")
         getDeviceQueue = try f("vkGetDeviceQueue")

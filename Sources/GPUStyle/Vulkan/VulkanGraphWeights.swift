@@ -86,6 +86,21 @@ struct VulkanGraphWeights: Hashable {
         return result
     }
 
+    /// The pieces grouped for dispatches of up to `piecesPerDispatch` pieces of one
+    /// input-channel chunk, in dispatch order. Every piece but a chunk's last holds
+    /// `blocksPerPiece` blocks, so a dispatch's block b is in its piece b / blocksPerPiece.
+    func dispatchGroups(piecesPerDispatch: Int) -> [[Piece]] {
+        var groups: [[Piece]] = []
+        for piece in pieces {
+            if let last = groups.last, last[0].cin == piece.cin && last.count < piecesPerDispatch {
+                groups[groups.count - 1].append(piece)
+            } else {
+                groups.append([piece])
+            }
+        }
+        return groups
+    }
+
     var totalFloats: Int { pieces.last.map { $0.offset + $0.floats } ?? 0 }
 
     /// The ONNX weights [out][in][kh][kw] in this layout.

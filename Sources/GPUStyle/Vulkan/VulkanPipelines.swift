@@ -5,6 +5,8 @@ import Foundation
 enum VulkanBindingKind: Hashable {
     case storage
     case uniform
+    /// An array of `count` uniform buffers at one binding, indexed in the shader.
+    case uniforms(Int)
     /// A uniform texel buffer (`samplerBuffer`) over a buffer range, in the given format.
     case texels(VkFormat)
     /// A storage texel buffer (`imageBuffer`) over a buffer range, in the given format.
@@ -13,14 +15,17 @@ enum VulkanBindingKind: Hashable {
     var format: VkFormat? {
         switch self {
         case .texels(let f), .storageTexels(let f): f
-        case .storage, .uniform: nil
+        case .storage, .uniform, .uniforms: nil
         }
     }
+
+    /// Descriptors at the binding (buffers a dispatch gives it).
+    var count: Int { if case .uniforms(let n) = self { n } else { 1 } }
 
     var descriptorType: VkDescriptorType {
         switch self {
         case .storage: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-        case .uniform: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+        case .uniform, .uniforms: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
         case .texels: VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
         case .storageTexels: VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
         }
@@ -51,7 +56,7 @@ struct VulkanShader: Hashable {
             switch kind {
             case .texels(let f): return .texels(Self.halfFormat(f))
             case .storageTexels(let f): return .storageTexels(Self.halfFormat(f))
-            case .storage, .uniform: preconditionFailure("\(name): only texel bindings can be fp16")
+            case .storage, .uniform, .uniforms: preconditionFailure("\(name): only texel bindings can be fp16")
             }
         }
         return VulkanShader(name: halfOutputs.first == true ? name + "_f16" : name, bindings: mapped,
@@ -179,7 +184,7 @@ final class VulkanPipelineCache {
 
         var bindings = shader.bindings.enumerated().map { i, kind in
             VkDescriptorSetLayoutBinding(binding: UInt32(i), descriptorType: kind.descriptorType,
-                                         descriptorCount: 1, stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue,
+                                         descriptorCount: UInt32(kind.count), stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue,
                                          pImmutableSamplers: nil)
         }
         var setLayout: VkDescriptorSetLayout?
