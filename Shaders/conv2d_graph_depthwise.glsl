@@ -55,6 +55,9 @@ layout(push_constant) uniform Push {
 #include "fake_quant.glsl"
 #include "conv2d_graph_epilogue.glsl"
 #include "conv2d_graph_weights.glsl"
+#define GRAPH_WRITE_ONLY_OUTPUT
+#include "conv2d_graph_window.glsl"
+#include "conv2d_graph_store.glsl"
 
 void main() {
     uint run = gl_GlobalInvocationID.x;
@@ -84,22 +87,7 @@ void main() {
         bool rowInside = iy >= 0 && iy < p.inHeight;
         int rowStart = planeStart + iy * p.inWidth + xs;
         float window[SPAN];
-        if (VEC_INPUT) {
-            float wide[SPAN4 * 4];
-            [[unroll]] for (int q = 0; q < SPAN4; q++) {
-                int x = x0 * SX - 4 + 4 * q;
-                bool ok = rowInside && x >= 0 && x < p.inWidth;
-                vec4 v = texelFetch(inputs, ok ? (rowStart + p.padLeft - 4) / 4 + q : 0);
-                [[unroll]] for (int e = 0; e < 4; e++) wide[4 * q + e] = ok ? v[e] : 0.0;
-            }
-            [[unroll]] for (int s = 0; s < SPAN; s++) window[s] = wide[SHIFT + s];
-        } else {
-            [[unroll]] for (int s = 0; s < SPAN; s++) {
-                bool ok = rowInside && inside[s];
-                float v = texelFetch(inputs, ok ? rowStart + s : 0).r;
-                window[s] = ok ? v : 0.0;
-            }
-        }
+        loadWindow(rowStart, rowInside, x0, inside, window);
         // Input row r is tap row ky = r - SY * oy of output row oy.
         [[unroll]] for (int oy = 0; oy < PY; oy++) {
             int ky = r - SY * oy;
@@ -118,18 +106,6 @@ void main() {
         float v[PX];
         [[unroll]] for (int i = 0; i < PX; i++)
             v[i] = epilogue(acc[oy * PX + i], bias, slope);
-        uint at = c * plane + uint((y0 + oy) * p.outWidth + x0);
-        if (VEC_OUTPUT) {
-            // Rows are whole vec4s: a vec4 starting inside the row lies inside it.
-            [[unroll]] for (int q = 0; q < PX / 4; q++) {
-                if (x0 + 4 * q >= p.outWidth) break;
-                imageStore(outputs, int(at >> 2) + q, vec4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]));
-            }
-        } else {
-            [[unroll]] for (int i = 0; i < PX; i++) {
-                if (x0 + i >= p.outWidth) break;
-                imageStore(outputs, int(at + uint(i)), vec4(v[i]));
-            }
-        }
+        storeRun(c * plane + uint((y0 + oy) * p.outWidth + x0), p.outWidth - x0, v);
     }
 }

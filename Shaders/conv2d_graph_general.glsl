@@ -58,6 +58,8 @@ layout(push_constant) uniform Push {
 #include "fake_quant.glsl"
 #include "conv2d_graph_epilogue.glsl"
 #include "conv2d_graph_weights.glsl"
+#include "conv2d_graph_window.glsl"
+#include "conv2d_graph_store.glsl"
 
 void main() {
     uint run = gl_GlobalInvocationID.x;
@@ -74,15 +76,9 @@ void main() {
     if (ACCUMULATE) {
         [[unroll]] for (int j = 0; j < CB4; j++) [[unroll]] for (int c = 0; c < 4; c++) {
             uint co = min((p.blockStart + block) * uint(CO) + uint(4 * j + c), p.outChannels - 1u);
-            if (VEC_OUTPUT) {
-                [[unroll]] for (int q = 0; q < PX / 4; q++) {
-                    vec4 s = imageLoad(outputs, int((co * plane + min(outFirst + uint(4 * q), outLast)) >> 2));
-                    [[unroll]] for (int e = 0; e < 4; e++) acc[(4 * q + e) * CB4 + j][c] = s[e];
-                }
-            } else {
-                [[unroll]] for (int i = 0; i < PX; i++)
-                    acc[i * CB4 + j][c] = imageLoad(outputs, int(co * plane + min(outFirst + uint(i), outLast))).x;
-            }
+            float s[PX];
+            loadRun(co * plane, outFirst, outLast, s);
+            [[unroll]] for (int i = 0; i < PX; i++) acc[i * CB4 + j][c] = s[i];
         }
     } else {
         [[unroll]] for (int k = 0; k < PX * CB4; k++) acc[k] = vec4(0.0);
@@ -103,22 +99,7 @@ void main() {
             bool rowInside = iy >= 0 && iy < p.inHeight;
             int rowStart = planeStart + iy * p.inWidth + xs;
             float window[SPAN];
-            if (VEC_INPUT) {
-                float wide[SPAN4 * 4];
-                [[unroll]] for (int q = 0; q < SPAN4; q++) {
-                    int x = x0 * SX - 4 + 4 * q;
-                    bool ok = rowInside && x >= 0 && x < p.inWidth;
-                    vec4 v = texelFetch(inputs, ok ? (rowStart + p.padLeft - 4) / 4 + q : 0);
-                    [[unroll]] for (int e = 0; e < 4; e++) wide[4 * q + e] = ok ? v[e] : 0.0;
-                }
-                [[unroll]] for (int s = 0; s < SPAN; s++) window[s] = wide[SHIFT + s];
-            } else {
-                [[unroll]] for (int s = 0; s < SPAN; s++) {
-                    bool ok = rowInside && inside[s];
-                    float v = texelFetch(inputs, ok ? rowStart + s : 0).r;
-                    window[s] = ok ? v : 0.0;
-                }
-            }
+            loadWindow(rowStart, rowInside, x0, inside, window);
             [[unroll]] for (int kx = 0; kx < KW; kx++) {
                 [[unroll]] for (int j = 0; j < CB4; j++) {
                     vec4 wv = pieces[piece].weights[w + uint((ky * KW + kx) * CB4 + j)];
@@ -141,18 +122,7 @@ void main() {
                 v[i] = acc[i * CB4 + j][c];
                 v[i] = epilogue(v[i], bias, slope);
             }
-            if (VEC_OUTPUT) {
-                // Rows are whole vec4s: a vec4 starting inside the row lies inside it.
-                [[unroll]] for (int q = 0; q < PX / 4; q++) {
-                    if (x0 + 4 * q >= p.outWidth) break;
-                    imageStore(outputs, int((co * plane + outFirst) >> 2) + q, vec4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]));
-                }
-            } else {
-                [[unroll]] for (int i = 0; i < PX; i++) {
-                    if (x0 + i >= p.outWidth) break;
-                    imageStore(outputs, int(co * plane + outFirst + uint(i)), vec4(v[i]));
-                }
-            }
+            storeRun(co * plane + outFirst, p.outWidth - x0, v);
         }
     }
 }

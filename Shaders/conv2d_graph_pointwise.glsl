@@ -52,6 +52,7 @@ layout(push_constant) uniform Push {
 #include "fake_quant.glsl"
 #include "conv2d_graph_epilogue.glsl"
 #include "conv2d_graph_weights.glsl"
+#include "conv2d_graph_store.glsl"
 
 void main() {
     uint first = gl_GlobalInvocationID.x * uint(PX);
@@ -63,15 +64,9 @@ void main() {
     if (ACCUMULATE) {
         [[unroll]] for (int j = 0; j < CB4; j++) [[unroll]] for (int c = 0; c < 4; c++) {
             uint co = min((p.blockStart + block) * uint(CO) + uint(4 * j + c), p.outChannels - 1u);
-            if (VEC_OUTPUT) {
-                [[unroll]] for (int q = 0; q < PX / 4; q++) {
-                    vec4 s = imageLoad(outputs, int((co * p.plane + min(first + uint(4 * q), last)) >> 2));
-                    [[unroll]] for (int e = 0; e < 4; e++) acc[(4 * q + e) * CB4 + j][c] = s[e];
-                }
-            } else {
-                [[unroll]] for (int i = 0; i < PX; i++)
-                    acc[i * CB4 + j][c] = imageLoad(outputs, int(co * p.plane + min(first + uint(i), last))).x;
-            }
+            float s[PX];
+            loadRun(co * p.plane, first, last, s);
+            [[unroll]] for (int i = 0; i < PX; i++) acc[i * CB4 + j][c] = s[i];
         }
     } else {
         [[unroll]] for (int k = 0; k < PX * CB4; k++) acc[k] = vec4(0.0);
@@ -108,18 +103,7 @@ void main() {
                 y[i] = acc[i * CB4 + j][c];
                 y[i] = epilogue(y[i], bias, slope);
             }
-            if (VEC_OUTPUT) {
-                // The plane is whole vec4s: a vec4 starting inside it lies inside it.
-                [[unroll]] for (int q = 0; q < PX / 4; q++) {
-                    if (first + uint(4 * q) >= p.plane) break;
-                    imageStore(outputs, int((co * p.plane + first) >> 2) + q, vec4(y[4 * q], y[4 * q + 1], y[4 * q + 2], y[4 * q + 3]));
-                }
-            } else {
-                [[unroll]] for (int i = 0; i < PX; i++) {
-                    if (first + uint(i) >= p.plane) break;
-                    imageStore(outputs, int(co * p.plane + first + uint(i)), vec4(y[i]));
-                }
-            }
+            storeRun(co * p.plane + first, int(p.plane - first), y);
         }
     }
 }
