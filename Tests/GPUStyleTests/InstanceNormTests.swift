@@ -39,10 +39,23 @@ final class InstanceNormTests: XCTestCase {
     }
 }
 
-/// The same op on its GLSL kernels (`Shaders/instance_norm_statistics.comp`,
-/// `instance_norm_apply.comp`), with whole-tensor and channel-chunked bindings.
+/// The same op on its GLSL kernels (`Shaders/instance_norm_statistics.glsl` in both builds: the
+/// subgroupAdd one where the device has subgroup arithmetic, and the shared-memory tree every
+/// device can run; `instance_norm_apply.comp`), with whole-tensor and channel-chunked bindings.
 final class InstanceNormVulkanTests: VulkanTestCase {
-    private func checkNorm(_ file: String, chunkBytes: Int?) throws {
+    /// A backend whose statistics add up with subgroupAdd (where the device can) or in the tree.
+    private func backend(subgroups: Bool) throws -> VulkanBackend {
+        let backend = try VulkanBackend(context: context, weights: [])
+        backend.usesSubgroups = subgroups
+        return backend
+    }
+
+    private func assertReduction(_ backend: VulkanBackend, subgroups: Bool, _ what: String) {
+        let usedSubgroups = backend.recorder.labels.contains { $0.contains("norm statistics") && $0.hasSuffix("subgroupAdd") }
+        XCTAssertEqual(usedSubgroups, subgroups && context.subgroupArithmetic, "\(what): which reduction ran")
+    }
+
+    private func checkNorm(_ file: String, chunkBytes: Int?, subgroups: Bool) throws {
         let t = try VulkanTesting.fixture(file)
         let input = t["input"]!
         let shape = OpHarness.shape(input)
@@ -53,7 +66,7 @@ final class InstanceNormVulkanTests: VulkanTestCase {
             parameters[layer * 64 + c] = t["gamma"]!.values[c]
             parameters[layer * 64 + 32 + c] = t["beta"]!.values[c]
         }
-        let backend = try VulkanBackend(context: context, weights: [])
+        let backend = try backend(subgroups: subgroups)
         if let chunkBytes { backend.maxBindingBytes = chunkBytes }
         let cases: [(Activation, Bool, String)] = [(.identity, false, "out_identity"), (.relu, false, "out_relu"),
                                                    (.sigmoid, false, "out_sigmoid"), (.identity, true, "out_identity_residual")]
@@ -70,14 +83,15 @@ final class InstanceNormVulkanTests: VulkanTestCase {
                                                          .c: OpHarness.planar(t["residual"]!.values, shape)],
                                           normParameters: parameters)
                 VulkanTesting.assertClose(OpHarness.dense(out, shape), t[name]!.values,
-                                          "\(file) \(name) inPlace=\(inPlace) chunk=\(chunkBytes ?? 0)")
+                                          "\(file) \(name) inPlace=\(inPlace) chunk=\(chunkBytes ?? 0) subgroups=\(subgroups)")
+                assertReduction(backend, subgroups: subgroups, file)
             }
         }
     }
 
     func testMatchesNumpy() throws {
         for file in try VulkanTesting.fixtures(prefix: "instance_norm_") {
-            try checkNorm(file, chunkBytes: nil)
+            for subgroups in [true, false] { try checkNorm(file, chunkBytes: nil, subgroups: subgroups) }
         }
     }
 
@@ -85,14 +99,18 @@ final class InstanceNormVulkanTests: VulkanTestCase {
         for file in try VulkanTesting.fixtures(prefix: "instance_norm_") {
             let t = try VulkanTesting.fixture(file)
             let plane = OpHarness.shape(t["input"]!).planeStride
-            try checkNorm(file, chunkBytes: 4 * 3 * plane)
+            for subgroups in [true, false] { try checkNorm(file, chunkBytes: 4 * 3 * plane, subgroups: subgroups) }
         }
     }
 
     /// Maps of millions of pixels (lavapipe caps loop iterations per invocation, and fp32 sums
     /// over 4 million values lose digits) against float64 statistics.
     func testStatisticsOnLargeMaps() throws {
-        let backend = try VulkanBackend(context: context, weights: [])
+        for subgroups in [true, false] { try checkLargeMaps(subgroups: subgroups) }
+    }
+
+    private func checkLargeMaps(subgroups: Bool) throws {
+        let backend = try backend(subgroups: subgroups)
         for (height, width) in [(1080, 1920), (2048, 2048)] {
             let shape = ExecutionPlan.DenseShape(channels: 1, height: height, width: width)
             let count = height * width
@@ -113,7 +131,8 @@ final class InstanceNormVulkanTests: VulkanTestCase {
             for i in stride(from: 0, to: count, by: 101) {
                 worst = max(worst, abs((Double(x[i]) - mean) * scale + 0.25 - Double(out[i])))
             }
-            XCTAssertLessThan(worst, 1e-4, "\(height)x\(width)")
+            XCTAssertLessThan(worst, 1e-4, "\(height)x\(width) subgroups=\(subgroups)")
+            assertReduction(backend, subgroups: subgroups, "\(height)x\(width)")
         }
     }
 }

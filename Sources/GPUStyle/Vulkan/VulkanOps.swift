@@ -178,12 +178,13 @@ extension VulkanBackend {
                                    moments: moments.destination, index: index)
     }
 
-    /// instance_norm_statistics.comp over `source`: the folded scale/shift of `layer` into the affine table,
+    /// instance_norm_statistics(_subgroup).comp over `source`: the folded scale/shift of `layer` into the affine table,
     /// or, with a `moments` buffer, [mean, M2] per channel there (tiled execution).
     private func recordStatisticsShader(source: ExecutionPlan.Buffer, shape: ExecutionPlan.DenseShape, layer: Int,
                                         moments: ExecutionPlan.Buffer?, index: Int) throws {
         let workgroup = normStatsWorkgroup(count4: (shape.height * shape.width + 3) / 4)
-        let shader = VulkanShader.instanceNormStatistics.storing(half: [isHalf(source), false, false])
+        let reduction: VulkanShader = context.subgroupArithmetic && usesSubgroups ? .instanceNormStatisticsSubgroup : .instanceNormStatistics
+        let shader = reduction.storing(half: [isHalf(source), false, false])
         let pipeline = try pipelines.pipeline(shader, constants: [UInt32(workgroup)])
         for chunk in try channelChunks(shape.channels, planeStrides: [shape.planeStride]) {
             let push = [shape.height * shape.width, shape.planeStride / 4, chunk.lowerBound,
@@ -192,7 +193,8 @@ extension VulkanBackend {
                                   buffers: [planes(source, chunk, planeStride: shape.planeStride),
                                             parameterRange, moments.map(range) ?? affineRange],
                                   push: push.map(UInt32.init), groups: (chunk.count, 1, 1),
-                                  label: "step \(index): norm \(moments == nil ? "statistics" : "moments") layer \(layer) c\(chunk)")
+                                  label: "step \(index): norm \(moments == nil ? "statistics" : "moments") layer \(layer) c\(chunk)"
+                                      + (reduction == .instanceNormStatistics ? "" : " subgroupAdd"))
         }
     }
 

@@ -83,6 +83,9 @@ struct VulkanShader: Hashable {
                                      pushConstantWords: 12)
     static let instanceNormStatistics = VulkanShader(name: "instance_norm_statistics", bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform, .storage],
                                         pushConstantWords: 5)
+    /// instance_norm_statistics with subgroupAdd: only where `VulkanContext.subgroupArithmetic`.
+    static let instanceNormStatisticsSubgroup = VulkanShader(name: "instance_norm_statistics_subgroup",
+                                        bindings: instanceNormStatistics.bindings, pushConstantWords: 5)
     static let instanceNormApply = VulkanShader(name: "instance_norm_apply",
                                         bindings: [.texels(VK_FORMAT_R32G32B32A32_SFLOAT), .storageTexels(VK_FORMAT_R32G32B32A32_SFLOAT),
                                                    .texels(VK_FORMAT_R32G32B32A32_SFLOAT), .uniform],
