@@ -324,4 +324,20 @@ final class VulkanGraphHalfStorageTests: VulkanTestCase {
         }
         XCTAssertGreaterThan(checked, 10)
     }
+
+    /// `bench --network`'s bytes (its GB/s column) count fp16 pool tensors at 2 bytes too: the
+    /// fp16 path's row is the plan's cost with the run's half buffers, less than the fp32 path's.
+    func testBenchCountsHalfBytes() throws {
+        let paths = [false, true].map { fp16 in
+            NetworkBench.Path(label: fp16 ? "vulkan-fp16" : "vulkan", device: context.info.name, error: nil, context: context,
+                              options: ComputeOptions(fp16Storage: fp16))
+        }
+        let rows = try NetworkBench.run(.digits, sizes: [], paths: paths, runs: 1)
+        XCTAssertEqual(rows.map(\.path), ["vulkan", "vulkan-fp16"])
+        XCTAssertEqual(rows.compactMap(\.error), [])
+        let workload = try NetworkWorkload.make(.digits, width: 0, height: 0)
+        XCTAssertEqual(rows[0].bytes, workload.bytes)
+        XCTAssertEqual(rows[1].bytes, workload.bytes(halfBuffers: [.pool]))
+        XCTAssertLessThan(rows[1].bytes, rows[0].bytes)
+    }
 }

@@ -130,8 +130,11 @@ public enum NetworkBench {
                         output = try work()
                         times.append(MonotonicClock.seconds() - begin)
                     }
+                    // A Vulkan run with fp16 storage moves 2 bytes per element of its half buffers.
+                    let halfBuffers = (backend as? VulkanBackend)?.runHalfBuffers ?? []
                     var row = Row(network: network, size: workload.size, path: path.label, device: device, setupSeconds: setup,
-                                  firstSeconds: first, seconds: times.sorted(), flops: workload.flops, bytes: workload.bytes,
+                                  firstSeconds: first, seconds: times.sorted(), flops: workload.flops,
+                                  bytes: workload.bytes(halfBuffers: halfBuffers),
                                   difference: nil, error: nil)
                     if let reference = references[workload.size] {
                         row.difference = relativeDifference(output, reference)

@@ -20,7 +20,12 @@ public struct NetworkWorkload {
     /// The plan's arithmetic: the sum of its steps' FLOPs (`StepCost`).
     public var flops: Double { plan.steps.reduce(0) { $0 + $1.cost.flops } }
     /// The plan's memory traffic: the sum of its steps' bytes read and written (`StepCost`).
-    public var bytes: Double { plan.steps.reduce(0) { $0 + $1.cost.bytes } }
+    public var bytes: Double { bytes(halfBuffers: []) }
+    /// `bytes` with the tensors in `halfBuffers` (fp16 storage, `VulkanBackend.runHalfBuffers`)
+    /// counted at 2 bytes per element.
+    public func bytes(halfBuffers: Set<ExecutionPlan.Buffer>) -> Double {
+        plan.steps.reduce(0) { $0 + $1.cost(halfBuffers: halfBuffers).bytes }
+    }
 
     /// The workload of `network` at `width` x `height` (`BenchNetwork.inputSize` rounds it, or
     /// sets the fixed size). `style` picks the style network's style; `photo`, for the text
