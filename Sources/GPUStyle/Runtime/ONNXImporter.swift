@@ -417,27 +417,26 @@ struct ONNXGraphBuilder {
     mutating func affine(_ node: Onnx_NodeProto, _ x: Value, inputName: String, scale: [Float], shift: [Float]) {
         let channels = scale.count
         if readers[inputName] == 1, madeAs[x.tensor] == inputName, let index = producer[x.tensor], nodes[index].output == x.tensor {
+            let folded: NetworkGraph.Operation?
             switch nodes[index].operation {
             case .convolution(var c) where c.activation == .identity && c.outputChannels == channels:
                 c.bias = fold(weights: c.weights, bias: c.bias, channels: channels, scale: scale, shift: shift, by: node)
-                nodes[index].operation = .convolution(c)
-                values[node.output[0]] = x
-                madeAs[x.tensor] = node.output[0]
-                return
+                folded = .convolution(c)
             case .transposedConvolution(var t) where t.activation == .identity && t.outputChannels == channels:
                 t.bias = foldTransposed(weights: t.weights, bias: t.bias, scale: scale, shift: shift, by: node)
-                nodes[index].operation = .transposedConvolution(t)
-                values[node.output[0]] = x
-                madeAs[x.tensor] = node.output[0]
-                return
+                folded = .transposedConvolution(t)
             case .fullyConnected(let w, let b, let outputs) where outputs == channels:
                 let bias = fold(weights: w, bias: b, channels: channels, scale: scale, shift: shift, by: node)
-                nodes[index].operation = .fullyConnected(weights: w, bias: bias, outputs: outputs)
+                folded = .fullyConnected(weights: w, bias: bias, outputs: outputs)
+            default:
+                folded = nil
+            }
+            if let folded {
+                // The producer now makes y; x's tensor goes by y's name.
+                nodes[index].operation = folded
                 values[node.output[0]] = x
                 madeAs[x.tensor] = node.output[0]
                 return
-            default:
-                break
             }
         }
         let w = addConstant(scale, name: "\(node.name).scale")
