@@ -9,11 +9,12 @@ extension VulkanBackend {
         switch step {
         case .convolution: return "[conv2d.comp]"
         case .conv2d(let conv):
-            guard let layout = Self.graphWeightsLayout(conv) else { return "[conv2d_graph.comp]" }
+            guard let layout = graphWeightsLayout(conv) else { return "[conv2d_graph.comp]" }
             switch layout.kind {
             case .pointwise: return "[pointwise]"
             case .general: return "[general]"
             case .depthwise: return "[depthwise]"
+            case .winograd: return ProfileReport.winogradMark
             }
         default: return nil
         }
