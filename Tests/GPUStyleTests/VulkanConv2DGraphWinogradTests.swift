@@ -151,9 +151,9 @@ final class VulkanConv2DGraphWinogradTests: VulkanTestCase {
         try checkBounds(Layer(cin: 17, cout: 20, height: 7, width: 13), "17->20 13x7")
         // Input channels over one 64 KiB piece (256 x 16 positions x 4 channels): two chunks,
         // the second adding its output tile to the stored partial sums.
-        try checkBounds(Layer(cin: 300, cout: 24, height: 6, width: 12), "300->24 12x6, two input chunks")
+        try checkBounds(Layer(cin: 300, cout: 24, height: 8, width: 12), "300->24 12x8, two input chunks")
         // Output blocks over several pieces and dispatches (128 inputs: two 4-channel blocks per piece).
-        try checkBounds(Layer(cin: 128, cout: 80, height: 4, width: 8), "128->80 8x4, 10 pieces")
+        try checkBounds(Layer(cin: 128, cout: 80, height: 8, width: 16), "128->80 16x8, 10 pieces")
         // Unpadded and asymmetrically padded.
         try checkBounds(Layer(cin: 16, cout: 16, height: 9, width: 12, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
                         "16->16 valid")
@@ -202,6 +202,26 @@ final class VulkanConv2DGraphWinogradTests: VulkanTestCase {
             ran += 1
         }
         XCTAssertGreaterThanOrEqual(ran, 2, "fixtures that take the Winograd shader")
+    }
+
+    /// Which layers take the shader (3x3, stride 1, one group, `winogradMinimumChannels` on
+    /// both sides, `winogradMinimumRuns`), and the profile's mark for them (`ProfileReport.winogradMark`, as the CPU
+    /// path's Winograd steps get).
+    func testSelectionAndProfileMark() throws {
+        let backend = try VulkanBackend(context: context, weights: [])
+        func step(_ l: Layer) -> ExecutionPlan.Step { make(l, seed: 1).plan.steps[0] }
+        let minimum = VulkanBackend.winogradMinimumChannels
+        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: minimum, cout: minimum, height: 8, width: 16))),
+                       ProfileReport.winogradMark)
+        // 16 columns are 2 runs of 8 per row: 6 rows make 3 rows of tiles, 6 runs; 7 rows 4, 8 runs.
+        XCTAssertEqual(VulkanBackend.winogradMinimumRuns, 8)
+        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 32, cout: 32, height: 6, width: 16))), "[general]")
+        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 32, cout: 32, height: 7, width: 16))), ProfileReport.winogradMark)
+        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 64, cout: 128, height: 7, width: 7))), "[general]")
+        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: minimum - 1, cout: 32, height: 8, width: 16))), "[general]")
+        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 32, cout: minimum - 1, height: 8, width: 16))), "[general]")
+        backend.usesWinograd = false
+        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 32, cout: 32, height: 8, width: 16))), "[general]")
     }
 
     /// The weight transform: U = G g G^T of a kernel with one nonzero tap is the outer product of

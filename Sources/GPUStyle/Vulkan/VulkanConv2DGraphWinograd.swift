@@ -20,10 +20,25 @@ extension VulkanBackend {
     /// 80x60 and 40x30 measured 1.06-1.28x the direct shader, the 64-channel layers 1.3-2.3x.
     static let winogradMinimumChannels = 16
 
-    /// Whether `conv` runs conv2d_graph_winograd.comp: 3x3, stride 1, one group, enough channels.
+    /// Runs (invocations: 2 output rows x 2 * winogradTiles columns) a map needs: with fewer
+    /// than lavapipe's 8 SIMD lanes the workgroup runs them half empty. The digits model's
+    /// 64 -> 128 on 7x7 (4 runs) took 0.95-1.69 ms against 0.84-1.18 direct, its 32 -> 64 on
+    /// 14x14 (14 runs) 0.51-0.88 against 0.69-1.06 (`profile --network digits`, alternating,
+    /// 3 rounds; lavapipe, AMD EPYC Zen 4, 2 cores, shared).
+    static let winogradMinimumRuns = 8
+
+    /// Whether `conv` runs conv2d_graph_winograd.comp: 3x3, stride 1, one group, enough
+    /// channels and a map of enough runs.
     static func runsWinograd(_ conv: ExecutionPlan.Conv2D) -> Bool {
         conv.groups == 1 && conv.kernelHeight == 3 && conv.kernelWidth == 3 && conv.strideY == 1 && conv.strideX == 1
             && conv.input.channels >= winogradMinimumChannels && conv.output.channels >= winogradMinimumChannels
+            && winogradRuns(conv.output).count >= winogradMinimumRuns
+    }
+
+    /// Runs per row and in all for an output region.
+    static func winogradRuns(_ output: ExecutionPlan.Region) -> (perRow: Int, count: Int) {
+        let px = 2 * winogradTiles, perRow = (output.width + px - 1) / px
+        return (perRow, perRow * ((output.height + 1) / 2))
     }
 
     /// U = G g G^T for every [out][in] 3x3 kernel g, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]:
@@ -51,8 +66,7 @@ extension VulkanBackend {
     func recordConv2DWinograd(_ conv: ExecutionPlan.Conv2D, layout: VulkanGraphWeights, weights: VulkanBufferRange,
                               extras: VulkanBufferRange, label: String) throws {
         let tiles = Self.winogradTiles, px = 2 * tiles
-        let runsPerRow = (conv.output.width + px - 1) / px
-        let runs = runsPerRow * (conv.output.height + 1) / 2
+        let (runsPerRow, runs) = Self.winogradRuns(conv.output)
         let local = graphLocalSize(runs)
         let (vectorInput, vectorOutput) = px % 4 == 0 ? vectorViews(conv, pixels: px) : (false, false)
         let shader = Self.graphConvShader("conv2d_graph_winograd", vectorInput: vectorInput, vectorOutput: vectorOutput,
