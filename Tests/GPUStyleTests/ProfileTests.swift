@@ -201,8 +201,12 @@ final class ProfileTests: XCTestCase {
                 stepKinds.append(steps.map { "\($0["kind"]!) \($0["layer"]!)" })
             }
             // The Vulkan plan runs a fused step's parts (a style convolution's, an inverted
-            // residual block's) as steps of their own, and names each convolution's shader.
-            let vulkanKinds = stepKinds[1].map { $0.replacingOccurrences(of: #" \[[^\]]*\]"#, with: "", options: .regularExpression) }
+            // residual block's) as steps of their own, and names each convolution's shader
+            // (or marks it winograd*: conv2d_graph_winograd.comp).
+            let vulkanKinds = stepKinds[1].map {
+                $0.replacingOccurrences(of: #" \[[^\]]*\]"#, with: "", options: .regularExpression)
+                    .replacingOccurrences(of: " " + ProfileReport.winogradMark, with: "")
+            }
             if network != .style && !stepKinds[0].contains(where: { $0.hasPrefix("inverted_residual") }) {
                 XCTAssertEqual(stepKinds[0], vulkanKinds, "\(network): the same steps on both paths")
             }

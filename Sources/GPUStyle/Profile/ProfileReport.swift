@@ -41,10 +41,12 @@ public struct ProfileReport: Sendable {
     public let kinds: [Row]
 
     /// The mark a kind gets when its kernel does other work than the direct computation its
-    /// FLOPs count (`CPUBackend.kernelNote`): Winograd's F(4x4, 3x3).
+    /// FLOPs count (`CPUBackend.kernelNote`, `VulkanBackend.kernelNote`): Winograd's F(4x4, 3x3)
+    /// on the CPU path, F(2x2, 3x3) on Vulkan (conv2d_graph_winograd.comp).
     public static let winogradMark = "winograd*"
     /// What the mark means, for the report's readers.
-    public static let winogradFootnote = "winograd*: Winograd F(4x4, 3x3); its GFLOP/s count the direct convolution's FLOPs"
+    public static let winogradFootnote = "winograd*: Winograd F(4x4, 3x3) on the CPU path, F(2x2, 3x3) on Vulkan; "
+        + "its GFLOP/s count the direct convolution's FLOPs"
 
     /// `kernelNote` names, for a step, the kernel that runs it when the kind alone does not say
     /// (it is appended to the kind).

@@ -27,6 +27,11 @@ public final class VulkanBackend: NetworkBackend {
     /// (`VulkanContext.subgroupArithmetic`); tests turn it off to run the fallback on the same device.
     var usesSubgroups = true
 
+    /// Whether 3x3 stride-1 graph convolutions with enough channels run Winograd's F(2x2, 3x3)
+    /// (`runsWinograd`, conv2d_graph_winograd.comp); tests turn it off to compare with the
+    /// direct shader on the same device.
+    var usesWinograd = true
+
     /// Largest tensor range a dispatch binds: maxStorageBufferRange, and at most
     /// maxTexelBufferElements floats since tensors are bound as texel views. Tests lower it to
     /// exercise channel chunking on small tensors.

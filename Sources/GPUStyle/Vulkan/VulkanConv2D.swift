@@ -77,15 +77,20 @@ extension VulkanBackend {
 
     /// The uniform-buffer shader's weight layout for `conv`, or nil when it runs
     /// conv2d_graph.comp (grouped layers other than depthwise, dense layers on tiny maps).
-    static func graphWeightsLayout(_ conv: ExecutionPlan.Conv2D) -> VulkanGraphWeights? {
+    static func graphWeightsLayout(_ conv: ExecutionPlan.Conv2D, winograd: Bool = true) -> VulkanGraphWeights? {
         guard VulkanGraphWeights.fits(conv) else { return nil }
         if conv.isDepthwise { return VulkanGraphWeights(conv, kind: .depthwise) }
         guard conv.groups == 1, conv.output.height * conv.output.width >= minimumUniformWeightsPlane else { return nil }
-        return VulkanGraphWeights(conv, kind: conv.isPointwise ? .pointwise : .general)
+        return VulkanGraphWeights(conv, kind: conv.isPointwise ? .pointwise : winograd && runsWinograd(conv) ? .winograd : .general)
+    }
+
+    /// The uniform-buffer layout of `conv` on this backend (`usesWinograd`).
+    func graphWeightsLayout(_ conv: ExecutionPlan.Conv2D) -> VulkanGraphWeights? {
+        Self.graphWeightsLayout(conv, winograd: usesWinograd)
     }
 
     private func weightKey(_ conv: ExecutionPlan.Conv2D, _ constants: ModelConstants) -> VulkanGraphConstants.Key {
-        if let layout = Self.graphWeightsLayout(conv) {
+        if let layout = graphWeightsLayout(conv) {
             return .init(constants: ObjectIdentifier(constants), kind: "pieces \(layout)", indices: [conv.weights])
         }
         let co = Self.channelsPerInvocation(conv)
@@ -122,7 +127,7 @@ extension VulkanBackend {
                 let taps = conv.kernelHeight * conv.kernelWidth
                 precondition(weights.count == conv.weightCount, "conv2d: \(constants.names[conv.weights]) has the wrong size")
                 try store(weightKey(conv, constants)) {
-                    if let layout = Self.graphWeightsLayout(conv) { return layout.pack(weights) }
+                    if let layout = graphWeightsLayout(conv) { return layout.pack(weights) }
                     guard Self.channelsPerInvocation(conv) == 4 else { return weights }
                     // [group][block][in][kh][kw][4]: the 4 output channels of a block side by side.
                     var packed = [Float](repeating: 0, count: weights.count)
@@ -181,7 +186,7 @@ extension VulkanBackend {
         guard let constants = currentConstants else { preconditionFailure("a conv2d step in a plan without constants") }
         let label = "step \(index): conv2d \(conv.kernelHeight)x\(conv.kernelWidth)/\(conv.strideY) "
             + "\(conv.input.shape) -> \(conv.output.shape) groups \(conv.groups)"
-        if let layout = Self.graphWeightsLayout(conv) {
+        if let layout = graphWeightsLayout(conv) {
             let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
             let weights = graphConstants.range(weightKey(conv, constants))
             let extras = graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes, channels: conv.output.channels, constants))
@@ -189,6 +194,7 @@ extension VulkanBackend {
             case .pointwise: try recordConv2DPointwise(conv, layout: layout, weights: weights, extras: extras, label: label)
             case .general: try recordConv2DGeneral(conv, layout: layout, weights: weights, extras: extras, label: label)
             case .depthwise: try recordConv2DDepthwise(conv, layout: layout, weights: weights, extras: extras, label: label)
+            case .winograd: try recordConv2DWinograd(conv, layout: layout, weights: weights, extras: extras, label: label)
             }
             return
         }

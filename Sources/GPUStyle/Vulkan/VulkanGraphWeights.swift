@@ -1,5 +1,6 @@
 /// How a graph convolution's weights are laid out for the uniform-buffer shaders
-/// (conv2d_graph_pointwise.comp, conv2d_graph_general.comp, conv2d_graph_depthwise.comp): a
+/// (conv2d_graph_pointwise.comp, conv2d_graph_general.comp, conv2d_graph_depthwise.comp,
+/// conv2d_graph_winograd.comp): a
 /// sequence of pieces of at most `maxPieceFloats`, each starting on a 256-byte boundary (every
 /// device's uniform-buffer offset alignment divides 256, and the pool aligns to 256), one piece
 /// bound per dispatch.
@@ -7,7 +8,9 @@
 /// Dense layers (pointwise, general): output channels in blocks of `co` (zero padded), input
 /// channels in chunks of `cinChunk` so one block's chunk fits a piece; piece (chunk, group)
 /// holds `blocksPerPiece` blocks as [block][cin of the chunk][kh][kw][co] floats. Depthwise:
-/// [channel][kh * kw padded to 4] floats, `blocksPerPiece` channels per piece.
+/// [channel][kh * kw padded to 4] floats, `blocksPerPiece` channels per piece. Winograd: as
+/// dense layers with the 16 transform-domain positions of F(2x2, 3x3) for taps
+/// (`VulkanBackend.winogradWeights`).
 ///
 /// Everything here depends on the layer's channels and kernel only, never on the map's size,
 /// so a tiled run sums every output in the same order as a whole-image one.
@@ -17,7 +20,7 @@ struct VulkanGraphWeights: Hashable {
     /// Floats of a 256-byte boundary.
     static let alignmentFloats = 64
 
-    enum Kind: Hashable { case pointwise, general, depthwise }
+    enum Kind: Hashable { case pointwise, general, depthwise, winograd }
 
     let kind: Kind
     let inputs: Int
@@ -32,7 +35,7 @@ struct VulkanGraphWeights: Hashable {
         self.kind = kind
         inputs = conv.input.channels / conv.groups
         outputs = conv.output.channels
-        taps = conv.kernelHeight * conv.kernelWidth
+        taps = kind == .winograd ? VulkanBackend.winogradPositions : conv.kernelHeight * conv.kernelWidth
         if kind == .depthwise {
             co = 1
             cinChunk = 1
@@ -42,10 +45,22 @@ struct VulkanGraphWeights: Hashable {
             // has fewer; 4 when one 8-channel block of a single input channel's taps would
             // not fit. 16 measured the same on MobileNetV2's 1x1 layers (6.6 against 6.5
             // GFLOP/s, lavapipe on AMD EPYC Zen 4) and pads small layers more.
-            co = outputs > 4 && 8 * taps <= Self.maxPieceFloats ? 8 : 4
+            co = kind == .winograd ? (outputs > 4 ? VulkanBackend.winogradOutputBlock : 4)
+                : outputs > 4 && 8 * taps <= Self.maxPieceFloats ? 8 : 4
             cinChunk = min(inputs, Self.maxPieceFloats / (taps * co))
             blocksPerPiece = max(1, Self.maxPieceFloats / (cinChunk * taps * co))
         }
+    }
+
+    /// `layout` as another kind with the same sizes (Winograd's packing is the general one's).
+    private init(copying layout: VulkanGraphWeights, kind: Kind) {
+        self.kind = kind
+        inputs = layout.inputs
+        outputs = layout.outputs
+        taps = layout.taps
+        co = layout.co
+        cinChunk = layout.cinChunk
+        blocksPerPiece = layout.blocksPerPiece
     }
 
     /// Whether the uniform-buffer shaders take this layer (the rest run conv2d_graph.comp).
@@ -103,8 +118,11 @@ struct VulkanGraphWeights: Hashable {
 
     var totalFloats: Int { pieces.last.map { $0.offset + $0.floats } ?? 0 }
 
-    /// The ONNX weights [out][in][kh][kw] in this layout.
+    /// The ONNX weights [out][in][kh][kw] in this layout (Winograd: transformed first).
     func pack(_ weights: [Float]) -> [Float] {
+        if kind == .winograd {
+            return Self(copying: self, kind: .general).pack(VulkanBackend.winogradWeights(weights, outputs: outputs, inputs: inputs))
+        }
         precondition(weights.count == outputs * inputs * taps, "graph weights: wrong size")
         var packed = [Float](repeating: 0, count: totalFloats)
         for piece in pieces {

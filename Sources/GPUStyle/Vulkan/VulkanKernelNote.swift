@@ -1,7 +1,7 @@
 extension VulkanBackend {
     /// The shader a convolution step runs with on this backend, for the profile's per-kind
     /// rows: "[pointwise]", "[general]", "[depthwise]" (the graph shaders of
-    /// `VulkanConv2DGraph*.swift`), "[conv2d_graph.comp]" (grouped layers and maps under
+    /// `VulkanConv2DGraph*.swift`), `ProfileReport.winogradMark` (conv2d_graph_winograd.comp), "[conv2d_graph.comp]" (grouped layers and maps under
     /// `minimumUniformWeightsPlane` pixels) or "[conv2d.comp]" (the style network); nil for
     /// other steps. Fused steps get none: `gpustyle profile` gives this backend their parts
     /// (`ExecutionPlan.splittingFusedSteps`), which it records one by one anyway.
@@ -9,11 +9,12 @@ extension VulkanBackend {
         switch step {
         case .convolution: return "[conv2d.comp]"
         case .conv2d(let conv):
-            guard let layout = Self.graphWeightsLayout(conv) else { return "[conv2d_graph.comp]" }
+            guard let layout = graphWeightsLayout(conv) else { return "[conv2d_graph.comp]" }
             switch layout.kind {
             case .pointwise: return "[pointwise]"
             case .general: return "[general]"
             case .depthwise: return "[depthwise]"
+            case .winograd: return ProfileReport.winogradMark
             }
         default: return nil
         }
