@@ -81,6 +81,66 @@ final class VulkanConv2DGraphTests: VulkanTestCase {
                   "1x1 5->3 PReLU")
     }
 
+    func testPointwiseOnPlanesOfAnySize() throws {
+        // 7x7 = 49 pixels: each input channel's run starts at another offset in its vec4 (the
+        // 4-channel steps), 2101 channels: two chunks, the second of 53 (a tail of 1).
+        try check(Layer(cin: 2101, cout: 12, height: 7, width: 7, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1), "1x1 2101->12, 7x7")
+        try check(Layer(cin: 39, cout: 20, height: 5, width: 3, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1), "1x1 39->20, 3x5")
+        try check(Layer(cin: 6, cout: 9, height: 9, width: 9, kh: 1, kw: 1, stride: 1, pad: 0, groups: 1, activation: .sigmoid),
+                  "1x1 6->9, 9x9")
+    }
+
+    /// A 1x1 convolution followed by an add of its output (the projection of an inverted
+    /// residual block), which the Vulkan backend records as one dispatch (`fusedAdd`): as plan
+    /// steps (the convolution's output is stored too), in place (the add writes its other
+    /// operand), with the add's fake quantisation, and inside an inverted residual step.
+    func testPointwiseFusesTheResidualAdd() throws {
+        var random = SeededRandom(seed: 40)
+        func values(_ n: Int, _ scale: Float = 1) -> [Float] {
+            (0..<n).map { _ in Float(Double(random.next() >> 11) * 0x1p-53 - 0.5) * scale }
+        }
+        for (channels, height, width) in [(37, 7, 7), (24, 6, 6), (16, 5, 9)] {
+            let shape = NetworkGraph.Shape(channels: channels, height: height, width: width)
+            let n = shape.elementCount
+            let constants = ModelConstants(values: [values(channels * channels, 0.3), values(channels), values(channels * 9, 0.5),
+                                                    values(channels)])
+            func pointwise(_ input: ExecutionPlan.Region, _ output: ExecutionPlan.Region) -> ExecutionPlan.Conv2D {
+                .init(input: input, output: output, weights: 0, bias: 1, kernelHeight: 1, kernelWidth: 1, strideY: 1, strideX: 1,
+                      padding: .zero, groups: 1, activation: .identity)
+            }
+            for variant in ["steps", "in place", "quantised", "inverted residual"] {
+                var pool = PoolLayout()
+                let x = pool.place(shape, values(n, 2)), other = pool.place(shape, values(n, 2))
+                let sum = pool.place(shape), filtered = pool.place(shape)
+                let output = variant == "in place" ? other : pool.place(shape)
+                let quantize: NetworkGraph.FakeQuantize? = variant == "quantised" ? .int8(scale: 0.05, zeroPoint: 2) : nil
+                let steps: [ExecutionPlan.Step]
+                if variant == "inverted residual" {
+                    let depthwise = ExecutionPlan.Conv2D(input: x, output: filtered, weights: 2, bias: 3, kernelHeight: 3,
+                                                         kernelWidth: 3, strideY: 1, strideX: 1, padding: .init(1),
+                                                         groups: channels, activation: .relu6)
+                    steps = [.invertedResidual(.init(expand: nil, depthwise: depthwise, project: pointwise(filtered, sum),
+                                                     residual: .init(a: sum, b: x, output: output, activation: .identity)))]
+                } else {
+                    steps = [.conv2d(pointwise(x, sum)),
+                             .add(.init(a: sum, b: other, output: output, activation: .identity, quantize: quantize))]
+                }
+                let gpuBackend = try VulkanBackend(context: context, weights: [])
+                if case .conv2d(let conv) = steps[0] { XCTAssertNotNil(gpuBackend.fusedAdd(conv, steps[1])) }
+                let cpu = try GraphOps.run(steps, pool, constants: constants, on: CPUBackend(weights: []))
+                let gpu = try GraphOps.run(steps, pool, constants: constants, on: gpuBackend)
+                let label = "\(variant), \(width)x\(height)"
+                for region in variant == "inverted residual" ? [output] : [sum, output] {
+                    let c = GraphOps.read(cpu, region), g = GraphOps.read(gpu, region)
+                    let scale = max(1, c.map(abs).max() ?? 0)
+                    let worst = zip(c, g).map { abs($0 - $1) }.max() ?? 0
+                    XCTAssertLessThanOrEqual(worst, max(1e-4 * scale, quantize.map { $0.scale * 1.001 } ?? 0),
+                                             "\(label): \(region == sum ? "the convolution's output" : "the sum")")
+                }
+            }
+        }
+    }
+
     func testGeneralAcrossInputChunks() throws {
         // 3x3 x 8 outputs: 227 input channels per piece, so 300 take two chunks.
         try check(Layer(cin: 300, cout: 20, height: 11, width: 13, kh: 3, kw: 3, stride: 1, pad: 1, groups: 1), "3x3 300->20")

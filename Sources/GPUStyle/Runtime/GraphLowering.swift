@@ -62,11 +62,14 @@ public enum GraphLowering {
                 let blockInput = expand?.1 ?? depthwise.1
                 // Liveness part by part, as the Vulkan backend runs them; the block's input stays
                 // live until its output is written (the CPU's fused pass reads one while it
-                // writes the other).
+                // writes the other), and so does the projection's input: the Vulkan backend
+                // makes the add the projection's epilogue (VulkanBackend.fusedAdd), which must
+                // not write over what other workgroups still read.
                 if let expand { steps.append((nil, [blockInput], expand.2)) }
                 steps.append((nil, [depthwise.1, blockInput], depthwise.2))
                 if chain.add != nil { steps.append((nil, [project.1, blockInput], project.2)) }
-                add(reads: [chain.add == nil ? depthwise.2 : project.2, blockInput], writes: out) { r in
+                add(reads: [chain.add == nil ? depthwise.2 : project.2, blockInput] + (chain.add == nil ? [] : [project.1]),
+                    writes: out) { r in
                     .invertedResidual(.init(
                         expand: expand.map { conv2d($0.0, r[$0.1], r[$0.2], padding: .zero, tensor: $0.2) },
                         depthwise: conv2d(depthwise.0, r[depthwise.1], r[depthwise.2], padding: depthwise.0.padding,

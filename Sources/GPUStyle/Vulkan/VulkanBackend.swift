@@ -293,9 +293,17 @@ public final class VulkanBackend: NetworkBackend {
             recorder.copy(from: stagingRange(at, 4 * values.count), to: target, bytes: 4 * values.count)
         }
         recorder.barrier(sourceStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, sourceAccess: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)
-        for (index, step) in plan.steps.enumerated() {
+        var fusedInto: Int?  // an add step recorded as the epilogue of the 1x1 convolution before it
+        for (index, step) in plan.steps.enumerated() where index != fusedInto {
             recorder.timestamps?.step = index
-            try record(step, index: index, constants: plan.constants)
+            let next = plan.steps.indices.contains(index + 1) ? plan.steps[index + 1] : nil
+            if case .conv2d(let conv) = step, let add = fusedAdd(conv, next) {
+                try recordConv2D(conv, index: index, add: add,
+                                 keepSum: Self.reads(conv.output, after: index + 1, of: plan, downloading: outputs))
+                fusedInto = index + 1
+            } else {
+                try record(step, index: index, constants: plan.constants)
+            }
             recorder.barrier()
         }
         recorder.barrier(destinationStage: VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, destinationAccess: VK_ACCESS_TRANSFER_READ_BIT.rawValue)
@@ -329,6 +337,21 @@ extension VulkanBackend {
     static func redirectsOutput(_ plan: ExecutionPlan, _ buffer: ExecutionPlan.Buffer) -> Bool {
         guard buffer == plan.output, let last = plan.steps.last, case .instanceNormApply(let apply) = last else { return false }
         return apply.destination == plan.output
+    }
+}
+
+extension VulkanBackend {
+    /// Whether a step after `step` reads floats of `region` (or the run downloads its buffer):
+    /// a fused add's convolution must then still store its own output.
+    static func reads(_ region: ExecutionPlan.Region, after step: Int, of plan: ExecutionPlan,
+                      downloading outputs: [ExecutionPlan.Buffer]) -> Bool {
+        if outputs.contains(region.buffer) { return true }
+        return plan.steps.dropFirst(step + 1).contains { later in
+            guard let regions = later.graphRegions else { return true }
+            return regions.reads.contains {
+                $0.buffer == region.buffer && $0.offset < region.offset + region.floatCount && region.offset < $0.offset + $0.floatCount
+            }
+        }
     }
 }
 

@@ -6,23 +6,73 @@ extension VulkanBackend {
     /// channel. MobileNetV2's 1x1 layers at 224x224 (VulkanConv2DGraphTimingTests, lavapipe on
     /// AMD EPYC Zen 4, 2 shared cores, one noisy run each): 4 pixels 5.0, 8 pixels 6.5, 16 pixels
     /// 5.1 GFLOP/s (16 output channels per invocation instead of 8: 6.6); 4 pixels on maps under
-    /// 400 pixels (more lanes busy on 7x7 and 14x14) lost too: 8.1-10.0 against 10.2-10.8.
+    /// 400 pixels (more lanes busy on 7x7 and 14x14) lost too: 8.1-10.0 against 10.2-10.8. With
+    /// vec4 input fetches on every plane, 16 pixels still cost more lavapipe CPU time per
+    /// classify pass: 78-79 against 67-74 ms (2 cores busy, 30 runs each, interleaved).
     static let pointwisePixels = 8
 
+    /// A 1x1 convolution with conv2d_graph_pointwise.comp; with `add` (an add step taking the
+    /// convolution's output, `fusedAdd`) the add is its epilogue and writes `add.output`, and
+    /// with `keepSum` the convolution's own output is stored too.
     func recordConv2DPointwise(_ conv: ExecutionPlan.Conv2D, layout: VulkanGraphWeights, weights: VulkanBufferRange,
-                               extras: VulkanBufferRange, label: String) throws {
+                               extras: VulkanBufferRange, add: ExecutionPlan.Add? = nil, keepSum: Bool = true,
+                               label: String) throws {
         let plane = conv.output.height * conv.output.width
         let px = Self.pointwisePixels
-        let vectorInput = plane % 4 == 0 && conv.input.offset % 4 == 0
-        let vectorOutput = plane % 4 == 0 && conv.output.offset % 4 == 0
+        let addend = add.map { $0.a == conv.output ? $0.b : $0.a }
+        let destination = add?.output ?? conv.output
+        let input = vectorInputBinding(conv.input)
+        let vectorOutput = plane % 4 == 0 && ([destination, conv.output] + (addend.map { [$0] } ?? [])).allSatisfy { $0.offset % 4 == 0 }
         let runs = (plane + px - 1) / px
         let local = graphLocalSize(runs)
-        let shader = Self.graphConvShader("conv2d_graph_pointwise", vectorInput: vectorInput, vectorOutput: vectorOutput,
-                                          pushConstantWords: 11)
-        try dispatchGraphConvPieces(conv, shader: shader, tile: [local, px, layout.co, vectorInput ? 1 : 0], layout: layout,
-                                    weights: weights, extras: extras, invocations: runs, local: local, label: label) { piece in
+        let r = VK_FORMAT_R32_SFLOAT, rgba = VK_FORMAT_R32G32B32A32_SFLOAT
+        let out = vectorOutput ? rgba : r
+        let shader = VulkanShader(name: vectorOutput ? "conv2d_graph_pointwise_vec4" : "conv2d_graph_pointwise",
+                                  bindings: [.texels(input == nil ? r : rgba), .uniforms(Self.graphWeightPieces), .texels(r),
+                                             .storageTexels(out), .texels(out), .storageTexels(out)],
+                                  pushConstantWords: 11)
+            .storing(half: [isHalf(conv.input.buffer), false, false, isHalf(destination.buffer),
+                            isHalf((addend ?? destination).buffer), isHalf(destination.buffer)])
+        let sums = keepSum && add != nil ? conv.output : destination
+        try dispatchGraphConvPieces(conv, shader: shader, layout: layout, weights: weights, extras: extras,
+                                    input: input ?? binding(conv.input), output: binding(destination),
+                                    more: [binding(addend ?? destination), binding(sums)],
+                                    invocations: runs, local: local, label: label,
+                                    tile: { cin in
+                                        [local, px, layout.co, input == nil ? 0 : 1, plane % 4, cin.lowerBound * plane % 4,
+                                         add == nil ? 0 : 1, keepSum && add != nil ? 1 : 0]
+                                    }) { piece in
             [plane, conv.output.channels, piece.cin.lowerBound, piece.cin.count, piece.blocks.lowerBound]
         }
+    }
+
+    /// `region` as an RGBA view whose last vec4 is whole (conv2d_graph_pointwise's VEC_INPUT),
+    /// or nil when it does not start on a vec4 or its buffer ends inside that last vec4.
+    private func vectorInputBinding(_ region: ExecutionPlan.Region) -> VulkanBufferRange? {
+        guard region.offset % 4 == 0 else { return nil }
+        let element = elementBytes(region.buffer)
+        let whole = range(region.buffer)
+        let bytes = element * roundUp(max(region.floatCount, 1), 4)
+        guard element * region.offset + bytes <= whole.size else { return nil }
+        return whole.slice(offset: element * region.offset, size: bytes)
+    }
+
+    /// The add step that `next` is when it can be the epilogue of the 1x1 convolution `conv`
+    /// (conv2d_graph_pointwise.glsl's ADD): it adds `conv.output` and another tensor with no
+    /// activation, the convolution has no fake quantisation of its own and one input-channel
+    /// chunk (later chunks would reload partial sums from the add's output), and the add's
+    /// output neither overlaps the convolution's input (other workgroups still read it) nor
+    /// partly overlaps its operands (an in-place add reads each float before it is written).
+    func fusedAdd(_ conv: ExecutionPlan.Conv2D, _ next: ExecutionPlan.Step?) -> ExecutionPlan.Add? {
+        guard case .add(let add)? = next, add.activation == .identity, add.a == conv.output || add.b == conv.output,
+              conv.quantize == nil, let layout = Self.graphWeightsLayout(conv), layout.kind == .pointwise,
+              layout.cinChunks.count == 1, isHalf(add.output.buffer) == isHalf(conv.output.buffer) else { return nil }
+        func overlaps(_ x: ExecutionPlan.Region, _ y: ExecutionPlan.Region) -> Bool {
+            x.buffer == y.buffer && x.offset < y.offset + y.floatCount && y.offset < x.offset + x.floatCount
+        }
+        guard !overlaps(add.output, conv.input),
+              [add.a, add.b].allSatisfy({ $0 == add.output || !overlaps($0, add.output) }) else { return nil }
+        return add
     }
 
     /// Weight pieces bound per dispatch (conv2d_graph_weights.glsl's GRAPH_WEIGHT_PIECES; the
@@ -39,6 +89,18 @@ extension VulkanBackend {
     func dispatchGraphConvPieces(_ conv: ExecutionPlan.Conv2D, shader: VulkanShader, tile: [Int], layout: VulkanGraphWeights,
                                  weights: VulkanBufferRange, extras: VulkanBufferRange, invocations: Int, local: Int,
                                  label: String, push: (VulkanGraphWeights.Piece) -> [Int]) throws {
+        try dispatchGraphConvPieces(conv, shader: storing(shader, for: conv), layout: layout, weights: weights, extras: extras,
+                                    input: binding(conv.input), output: binding(conv.output), more: [],
+                                    invocations: invocations, local: local, label: label, tile: { _ in tile }, push: push)
+    }
+
+    /// As above with the input and output bindings given, `more` bindings after the output,
+    /// the tile constants per input-channel chunk, and `shader` already viewing fp16 buffers
+    /// (`VulkanShader.storing(half:)`).
+    func dispatchGraphConvPieces(_ conv: ExecutionPlan.Conv2D, shader: VulkanShader, layout: VulkanGraphWeights,
+                                 weights: VulkanBufferRange, extras: VulkanBufferRange, input: VulkanBufferRange,
+                                 output: VulkanBufferRange, more: [VulkanBufferRange], invocations: Int, local: Int,
+                                 label: String, tile: (Range<Int>) -> [Int], push: (VulkanGraphWeights.Piece) -> [Int]) throws {
         guard context.uniformArrayIndexing else {
             throw VulkanError.unsupported("\(context.info.name) lacks shaderUniformBufferArrayDynamicIndexing, which the graph "
                                           + "convolution shaders need")
@@ -48,13 +110,14 @@ extension VulkanBackend {
             if n > 0 && group[0].cin != groups[n - 1][0].cin { recorder.barrier() }
             let covered = VulkanGraphWeights.Piece(cin: group[0].cin, blocks: group[0].blocks.lowerBound..<group.last!.blocks.upperBound,
                                                    offset: group[0].offset, floats: 0)
-            let pipeline = try pipelines.pipeline(storing(shader, for: conv),
-                                                  constants: graphConvConstants(tile, conv, layout: layout, cin: covered.cin))
+            let pipeline = try pipelines.pipeline(shader,
+                                                  constants: graphConvConstants(tile(covered.cin), conv, layout: layout,
+                                                                                cin: covered.cin))
             // Unused array entries repeat the last piece (every entry must be valid).
             let pieces = (0..<Self.graphWeightPieces).map { group[min($0, group.count - 1)] }
             try recorder.dispatch(pipeline,
-                                  buffers: [binding(conv.input)] + pieces.map { weights.slice(offset: 4 * $0.offset, size: 4 * $0.floats) }
-                                      + [extras, binding(conv.output)],
+                                  buffers: [input] + pieces.map { weights.slice(offset: 4 * $0.offset, size: 4 * $0.floats) }
+                                      + [extras, output] + more,
                                   push: push(covered).map { UInt32(bitPattern: Int32($0)) } + graphEpilogueWords(conv),
                                   groups: ((invocations + local - 1) / local, covered.blocks.count, 1),
                                   label: "\(label) piece \(n)")

@@ -40,10 +40,21 @@ extension VulkanBackend {
         case .fusedConvolution, .invertedResidual:
             // The parts one by one, each reading what the one before wrote (the CPU backend's
             // fused passes keep the intermediate tensors in cache, or never make them; here they
-            // are in the pool).
-            for (n, part) in step.parts.enumerated() {
+            // are in the pool), but an inverted residual's add is its projection's epilogue,
+            // which then stores the sum only (the block's projection output is read by the add
+            // alone, `GraphLowering.invertedResidualChains`).
+            let parts = step.parts
+            var n = 0
+            while n < parts.count {
                 if n > 0 { recorder.barrier() }
-                try record(part, index: index, constants: constants)
+                if case .invertedResidual = step, case .conv2d(let conv) = parts[n], n + 1 < parts.count,
+                   let add = fusedAdd(conv, parts[n + 1]) {
+                    try recordConv2D(conv, index: index, add: add, keepSum: false)
+                    n += 2
+                } else {
+                    try record(parts[n], index: index, constants: constants)
+                    n += 1
+                }
             }
         case .transposedConv2d(let conv): try recordTransposedConv2D(conv, index: index)
         }
