@@ -37,6 +37,8 @@ void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *p
 /// Kind 3 packs [out / 32][in][32] (the small-map kernel's blocks of output channels); kind 4
 /// packs a depthwise convolution's taps 16 channels side by side, [channels / 16][kh * kw][16]
 /// (the channel-blocked inverted residual pass); both are zero past the last channel.
+/// Kind 3: output channels per packed weight block and per task.
+#define GS_CO_BLOCK 32
 int64_t gs_conv2d_prepared_count_kind(const gs_conv2d_params *p, int kind);
 void gs_conv2d_prepare_kind(const gs_conv2d_params *p, int kind, const float *weights, float *prepared);
 

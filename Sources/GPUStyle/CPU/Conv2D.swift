@@ -10,6 +10,8 @@ final class CPUConv2D {
     private let slopes: UnsafeMutableBufferPointer<Float>?
     /// The kernel's algorithm for these weights (`gs_conv2d_kind`: the packing depends on it).
     let kind: Int32
+    /// Kind 3's weights as bf16 pairs (`bf16Pairs`), packed on first use.
+    private var pairs: UnsafeMutableBufferPointer<UInt32>?
 
     /// `kind` packs the weights for that algorithm instead of the one `gs_conv2d_kind` picks
     /// (the fused inverted residual runs its 1x1 convolutions as GEMMs on any map).
@@ -36,9 +38,22 @@ final class CPUConv2D {
     }
 
     deinit {
+        pairs?.deallocate()
         prepared.deallocate()
         bias?.deallocate()
         slopes?.deallocate()
+    }
+
+    /// The weights as bf16 pairs for the fused block's bf16 1x1 convolutions
+    /// (`gs_inverted_residual_bf16_pack`, from kind 3's packing), packed on first use.
+    func bf16Pairs(_ step: ExecutionPlan.Conv2D) -> UnsafePointer<UInt32> {
+        precondition(kind == 3, "conv2d: bf16 pairs are packed from the small-map kernel's blocks")
+        if let pairs { return UnsafePointer(pairs.baseAddress!) }
+        let (cout, cin) = (Int32(step.output.channels), Int32(step.input.channels))
+        let made = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Int(gs_inverted_residual_bf16_packed_count(cout, cin)))
+        gs_inverted_residual_bf16_pack(prepared.baseAddress!, cout, cin, made.baseAddress!)
+        pairs = made
+        return UnsafePointer(made.baseAddress!)
     }
 
     /// The C description of `step` (bias and slope pointers left nil).
