@@ -27,8 +27,6 @@
 #define GS_PIXEL_TILE 64
 /// Pixels per GEMM task on planes of 2048+ pixels (gemm_pixel_tile).
 #define GS_LARGE_PIXEL_TILE 128
-/// Output channels per GEMV task.
-#define GS_GEMV_TILE 16
 /// 1x1 convolutions of fewer output pixels than this vectorise over output channels (kind 3):
 /// a 7x7 plane is 49 pixels, which 16-pixel vectors cover at 77 % (320->1280 at 7x7 ran at
 /// 74 GFLOP/s on one core, 960->160 at 69, as a GEMM).

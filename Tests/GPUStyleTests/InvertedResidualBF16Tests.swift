@@ -2,7 +2,7 @@ import CKernels
 import XCTest
 @testable import GPUStyle
 
-/// The inverted residual block's bf16 channel-blocked passes (`CKernels/inverted_residual_bf16.c`)
+/// The inverted residual block's bf16 channel-blocked passes (`CKernels/conv2d_graph_bf16.c`)
 /// against the torch blocks of InvertedResidualTests (tools/make_conv2d_fixtures.py), within a
 /// bound derived from bf16 rounding and recomputed here in double from the fixture's own tensors:
 /// each rounding to bf16 (8 significant bits, to nearest) moves a value by at most 2^-9 of it, so
@@ -152,8 +152,8 @@ final class InvertedResidualBF16Tests: XCTestCase {
         }
         var prepared = [Float](repeating: .nan, count: Int(gs_conv2d_prepared_count_kind(&p, 3)))
         gs_conv2d_prepare_kind(&p, 3, weights, &prepared)
-        var packed = [UInt32](repeating: 0xDEAD_BEEF, count: Int(gs_inverted_residual_bf16_packed_count(Int32(cout), Int32(cin))))
-        gs_inverted_residual_bf16_pack(prepared, Int32(cout), Int32(cin), &packed)
+        var packed = [UInt32](repeating: 0xDEAD_BEEF, count: Int(gs_conv2d_bf16_packed_count(&p, 3)))
+        gs_conv2d_bf16_pack(&p, 3, prepared, &packed)
         XCTAssertEqual(packed.count, 2 * 3 * 32)
         let block = Int(GS_CO_BLOCK)
         for b in 0..<2 {
