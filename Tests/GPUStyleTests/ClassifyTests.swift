@@ -95,6 +95,57 @@ final class ClassifyCPUTests: XCTestCase {
     }
 }
 
+/// bf16 classify (`ConvolutionPrecision.bf16`: the fused blocks' 1x1 convolutions on bf16 pairs,
+/// the 320->1280 1x1 and the classifier too, `CKernels/conv2d_graph_bf16.c`) against the fp32 CPU
+/// path on every stored crop, within a bound set by bf16 rounding: each of the 34 rounded GEMM
+/// inputs and their weights moves a term by at most 2^-9 of itself, so if the errors add as a
+/// random walk the logits move by about sqrt(2 x 34) 2^-9 (1/62) of their largest magnitude (delta); softmax turns a logit error of
+/// delta into a probability error of at most 2 p delta (p the class's probability). Within that:
+/// the same top-1 class, and every class of fp32's top 5 that leads fp32's 6th by more than both
+/// classes' bounds stays in the top 5. (Measured on the 22 crops, AMD EPYC Zen 4: the largest
+/// probability difference 0.030, 0.63 of its bound; top-1 classes all the same; 2 of 22 top-5
+/// lists reordered among near ties, one 5th class swapped.)
+final class ClassifyBF16Tests: XCTestCase {
+    override func tearDown() {
+        ConvolutionPrecision.use(.fp32)
+        ConvolutionPrecision.emulateBF16(false)
+    }
+
+    /// The bf16 GEMMs' rounded inputs: expansion and projection of the 16 blocks with an
+    /// expansion, the 320->1280 1x1 and the classifier.
+    static let roundedInputs = 34.0
+
+    func testTop5AndProbabilitiesNearFP32() throws {
+        // VDPBF16PS where the CPU has it, else its emulation (slower, the same sums).
+        if !ConvolutionPrecision.bf16Supported { ConvolutionPrecision.emulateBF16(true) }
+        let model = try ModelLibrary.builtin(ModelLibrary.defaultClassifier)
+        let fp32 = try ImageClassifier(model: model, backend: CPUBackend(weights: []))
+        let bf16 = try ImageClassifier(model: model, backend: CPUBackend(weights: []))
+        var worst: Float = 0, worstShare: Float = 0
+        for c in try ClassifyFixtures.cases() {
+            let tensor = fp32.preprocessing.normalized(try ImageIO.read(path: c.crop))
+            ConvolutionPrecision.use(.fp32)
+            let reference = try fp32.probabilities(tensor: tensor)
+            ConvolutionPrecision.use(.bf16)
+            let got = try bf16.probabilities(tensor: tensor)
+            let delta = Float((2 * Self.roundedInputs).squareRoot() * 0x1p-9) * c.logits.map(abs).max()!
+            func bound(_ i: Int) -> Float { 2 * reference[i] * delta + 0x1p-20 }
+            for i in got.indices {
+                let difference = abs(got[i] - reference[i])
+                worst = max(worst, difference)
+                worstShare = max(worstShare, difference / bound(i))
+                XCTAssertLessThanOrEqual(difference, bound(i), "\(c.name): class \(i) \(reference[i]) -> \(got[i])")
+            }
+            let ranked = fp32.ranked(reference, top: 6).map(\.index), top5 = Set(bf16.ranked(got, top: 5).map(\.index))
+            XCTAssertEqual(bf16.ranked(got, top: 1)[0].index, ranked[0], "\(c.name): top-1")
+            for i in ranked.prefix(5) where reference[i] - reference[ranked[5]] > bound(i) + bound(ranked[5]) {
+                XCTAssertTrue(top5.contains(i), "\(c.name): class \(i) left the top 5")
+            }
+        }
+        print("classify bf16 against fp32: largest probability difference \(worst), \(worstShare) of its bound")
+    }
+}
+
 final class ClassifyVulkanTests: VulkanTestCase {
     func testTop5AndProbabilitiesMatchOnnxruntime() throws {
         let worst = try ClassifyFixtures.check(backend: VulkanBackend(context: context, weights: []))

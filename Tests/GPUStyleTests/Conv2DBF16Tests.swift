@@ -28,25 +28,6 @@ final class Conv2DBF16Tests: XCTestCase {
         }
     }
 
-    /// Runs `body` for each way bf16 runs here: the hardware twin (when the CPU has it) and the
-    /// emulation at each supported level, with the label.
-    private func forEachBF16Twin(_ body: (String) throws -> Void) throws {
-        ConvolutionPrecision.use(.bf16)
-        if ConvolutionPrecision.bf16Supported {
-            InstructionSet.limit(to: .avx512)
-            XCTAssertTrue(ConvolutionPrecision.bf16InHardware)
-            try body("VDPBF16PS")
-        } else {
-            print("Conv2DBF16Tests: this CPU has no AVX512_BF16; only the emulation is checked")
-        }
-        ConvolutionPrecision.emulateBF16(true)
-        try InstructionSet.forEachSupported { isa in
-            XCTAssertFalse(ConvolutionPrecision.bf16InHardware)
-            try body("emulated, \(isa)")
-        }
-        ConvolutionPrecision.emulateBF16(false)
-    }
-
     func testHardwareTwinIsThere() throws {
         guard ConvolutionPrecision.bf16Supported else {
             throw XCTSkip("this CPU has no AVX512_BF16 (VDPBF16PS): the bf16 kernels run emulated only")
@@ -96,7 +77,7 @@ final class Conv2DBF16Tests: XCTestCase {
                 }
             }
             let label = "\(cin)->\(cout) \(kernel)x\(kernel)/\(stride) \(height)x\(width)"
-            try forEachBF16Twin { twin in
+            try ConvolutionPrecision.forEachBF16Twin("Conv2DBF16Tests") { twin in
                 for fused in [false, true] {
                     let got = try OpHarness.convolution(fixture, backend: backend(winograd: false), fused: fused)
                     XCTAssertEqual(got.count, expected.count)

@@ -15,6 +15,32 @@ extension InstructionSet {
     }
 }
 
+extension ConvolutionPrecision {
+    /// Runs `body` under `.bf16` for each way bf16 runs here: the hardware twin (when the CPU has
+    /// AVX512_BF16; else said by `caller`) and the emulation at each supported level, with the
+    /// twin's label. The precision and the emulation are left as they were found off; the caller
+    /// resets the instruction-set cap.
+    static func forEachBF16Twin(_ caller: String, _ body: (String) throws -> Void) throws {
+        use(.bf16)
+        defer {
+            use(.fp32)
+            emulateBF16(false)
+        }
+        if bf16Supported {
+            InstructionSet.limit(to: .avx512)
+            XCTAssertTrue(bf16InHardware)
+            try body("VDPBF16PS")
+        } else {
+            print("\(caller): this CPU has no AVX512_BF16; only the emulation is checked")
+        }
+        emulateBF16(true)
+        try InstructionSet.forEachSupported { isa in
+            XCTAssertFalse(bf16InHardware)
+            try body("emulated, \(isa)")
+        }
+    }
+}
+
 /// Test fixtures (made by the scripts in tools/, with numpy and onnxruntime).
 enum Fixtures {
     static var root: URL { Bundle.module.url(forResource: "Fixtures", withExtension: nil)! }

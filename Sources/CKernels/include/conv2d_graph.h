@@ -37,6 +37,10 @@ void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *p
 /// Kind 3 packs [out / 32][in][32] (the small-map kernel's blocks of output channels); kind 4
 /// packs a depthwise convolution's taps 16 channels side by side, [channels / 16][kh * kw][16]
 /// (the channel-blocked inverted residual pass); both are zero past the last channel.
+/// Kind 3: output channels per packed weight block and per task.
+#define GS_CO_BLOCK 32
+/// Kind 2 (GEMV): output channels per task.
+#define GS_GEMV_TILE 16
 int64_t gs_conv2d_prepared_count_kind(const gs_conv2d_params *p, int kind);
 void gs_conv2d_prepare_kind(const gs_conv2d_params *p, int kind, const float *weights, float *prepared);
 
@@ -59,4 +63,17 @@ int64_t gs_transposed_conv2d_items(int out_channels, int height);
 
 /// Name of the instruction set the graph convolutions use ("avx512", "avx2+fma", "portable").
 const char *gs_conv2d_isa(void);
+/// Kinds 2 (GEMV) and 3 (small maps) in bf16 (conv2d_graph_bf16.c): the input and the weights
+/// rounded to bf16, two input terms to a 32-bit word (kind 3: input channels 2k and 2k + 1 of a
+/// pixel; kind 2: flattened input elements 2k and 2k + 1), the products summed in fp32 by
+/// VDPBF16PS where gs_has_avx512_bf16 (else emulated: tests). The same tasks as gs_conv2d_run.
+/// The weights are packed once from the kind's fp32 packing (gs_conv2d_prepare_kind), the input
+/// rounded once per run by gs_conv2d_bf16_input.
+int gs_conv2d_bf16_kind(const gs_conv2d_params *p, int kind);
+int64_t gs_conv2d_bf16_packed_count(const gs_conv2d_params *p, int kind);
+void gs_conv2d_bf16_pack(const gs_conv2d_params *p, int kind, const float *prepared, uint32_t *packed);
+int64_t gs_conv2d_bf16_input_count(const gs_conv2d_params *p, int kind);
+void gs_conv2d_bf16_input(const gs_conv2d_params *p, int kind, const float *input, uint32_t *pairs);
+void gs_conv2d_run_bf16(const gs_conv2d_params *p, int kind, const uint32_t *pairs, const uint32_t *packed, float *output,
+                        int64_t task_begin, int64_t task_end);
 #endif

@@ -54,4 +54,14 @@ int64_t gs_inverted_residual_partials(const gs_inverted_residual_params *p);
 /// output[i] += the parts' partial sums [+ residual[i]], for output floats [begin, end).
 void gs_inverted_residual_reduce(const gs_inverted_residual_params *p, float *output, const float *partials,
                                  const float *residual, int64_t begin, int64_t end);
+/// The channel-blocked passes (p->blocked, with an expansion) with bf16 1x1 convolutions
+/// (conv2d_graph_bf16.c): their inputs (the block's input, the depthwise output) and weights
+/// rounded to bf16, the products summed in fp32 by VDPBF16PS where gs_has_avx512_bf16 (else
+/// emulated: tests); the depthwise convolution and every sum stay fp32. The 1x1 weights are
+/// packed by gs_conv2d_bf16_pack (kind 3); tasks, `partials` and the reduction as
+/// gs_inverted_residual_run.
+void gs_inverted_residual_run_bf16(const gs_inverted_residual_params *p, const float *input,
+                                   const uint32_t *expand_weights, const float *depthwise_weights,
+                                   const uint32_t *project_weights, const float *residual, float *output,
+                                   float *partials, int64_t task_begin, int64_t task_end);
 #endif

@@ -10,6 +10,8 @@ final class CPUConv2D {
     private let slopes: UnsafeMutableBufferPointer<Float>?
     /// The kernel's algorithm for these weights (`gs_conv2d_kind`: the packing depends on it).
     let kind: Int32
+    /// The weights as bf16 pairs (`bf16Pairs`), packed on first use.
+    private var pairs: UnsafeMutableBufferPointer<UInt32>?
 
     /// `kind` packs the weights for that algorithm instead of the one `gs_conv2d_kind` picks
     /// (the fused inverted residual runs its 1x1 convolutions as GEMMs on any map).
@@ -36,9 +38,23 @@ final class CPUConv2D {
     }
 
     deinit {
+        pairs?.deallocate()
         prepared.deallocate()
         bias?.deallocate()
         slopes?.deallocate()
+    }
+
+    /// The weights as bf16 pairs for the bf16 kernels (`gs_conv2d_bf16_pack`, from kind 2's or
+    /// 3's packing: the GEMV, the small-map kernel, the fused block's 1x1 convolutions), packed on
+    /// first use.
+    func bf16Pairs(_ step: ExecutionPlan.Conv2D) -> UnsafePointer<UInt32> {
+        var p = Self.parameters(step)
+        precondition(gs_conv2d_bf16_kind(&p, kind) != 0, "conv2d: no bf16 kernel for kind \(kind)")
+        if let pairs { return UnsafePointer(pairs.baseAddress!) }
+        let made = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Int(gs_conv2d_bf16_packed_count(&p, kind)))
+        gs_conv2d_bf16_pack(&p, kind, prepared.baseAddress!, made.baseAddress!)
+        pairs = made
+        return UnsafePointer(made.baseAddress!)
     }
 
     /// The C description of `step` (bias and slope pointers left nil).
@@ -85,6 +101,18 @@ final class CPUConv2D {
         // Tasks of under ~50k multiply-adds are grouped: waking a worker costs microseconds.
         let grain = max(1, 50_000 / max(1, step.multiplyAdds / max(tasks, 1)))
         let params = p
+        if ConvolutionPrecision.inUse == .bf16 && gs_conv2d_bf16_kind(&p, kind) != 0 {
+            // The GEMV and the small-map kernel on bf16 pairs: the input rounded once per run.
+            let weights = bf16Pairs(step), kind = kind
+            let pairs = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(gs_conv2d_bf16_input_count(&p, kind)))
+            defer { pairs.deallocate() }
+            gs_conv2d_bf16_input(&p, kind, input, pairs)
+            ParallelFor.ranges(tasks, grain: grain) { range in
+                var local = params
+                gs_conv2d_run_bf16(&local, kind, pairs, weights, output, Int64(range.lowerBound), Int64(range.upperBound))
+            }
+            return
+        }
         ParallelFor.ranges(tasks, grain: grain) { range in
             var local = params
             gs_conv2d_run(&local, input, prepared.baseAddress!, output, Int64(range.lowerBound), Int64(range.upperBound))

@@ -8,6 +8,10 @@ import CKernels
 /// projections' partial sums are added at the end. Maps up to `blockedPixels` do that in the
 /// channel-blocked layout (`CKernels/inverted_residual_blocked_body.inc`), the others between
 /// in NCHW. Row strips are channel-blocked too when the block has an expansion.
+///
+/// Under `ConvolutionPrecision.bf16` the channel-blocked passes of blocks with an expansion run
+/// their 1x1 convolutions in bf16 (`gs_inverted_residual_run_bf16`: inputs and weights rounded to
+/// bf16, fp32 sums, the depthwise convolution in fp32); the other blocks stay fp32.
 enum CPUInvertedResidual {
     struct Tuning {
         /// Bytes of one strip's expanded and filtered rows: half of the core's L2 cache
@@ -166,15 +170,24 @@ enum CPUInvertedResidual {
         let input = graph.pointer(block.input), output = graph.pointer(block.output)
         let residual = block.residual.map { UnsafePointer(graph.pointer($0.b)) }
         let expandWeights = expand.map { UnsafePointer($0.prepared.baseAddress!) }
+        // bf16 pairs for the 1x1 convolutions when the channel-blocked pass has an expansion.
+        let blocked = kinds.expand == smallMap && kinds.depthwise == blockedDepthwise && kinds.project == smallMap
+        let pairs = ConvolutionPrecision.inUse == .bf16 && !block.isQuantized && blocked
+            ? expand.map { ($0.bf16Pairs(block.expand!), project.bf16Pairs(block.project)) } : nil
         // The channel parts' partial sums (none when split by rows or in one part).
         let partialCount = Int(gs_inverted_residual_partials(&p))
         let partials = partialCount > 0 ? UnsafeMutablePointer<Float>.allocate(capacity: partialCount) : nil
         defer { partials?.deallocate() }
         ParallelFor.ranges(tasks, grain: grain) { range in
             var local = params
-            gs_inverted_residual_run(&local, input, expandWeights, depthwise.prepared.baseAddress!,
-                                     project.prepared.baseAddress!, residual, output, partials,
-                                     Int64(range.lowerBound), Int64(range.upperBound))
+            if let pairs {
+                gs_inverted_residual_run_bf16(&local, input, pairs.0, depthwise.prepared.baseAddress!, pairs.1, residual,
+                                              output, partials, Int64(range.lowerBound), Int64(range.upperBound))
+            } else {
+                gs_inverted_residual_run(&local, input, expandWeights, depthwise.prepared.baseAddress!,
+                                         project.prepared.baseAddress!, residual, output, partials,
+                                         Int64(range.lowerBound), Int64(range.upperBound))
+            }
         }
         reduce(params, block, partials: partials, residual: residual, output: output)
         return true
