@@ -14,6 +14,24 @@
 // Texel fetches and storage texel stores are per-lane gathers and scatters on lavapipe, and a
 // depthwise or narrow layer does only 9-27 multiply-adds per float it moves: rows of whole vec4s
 // are read as vec4s (VEC_INPUT) and, in the conv2d_graph_depthwise_vec4 build, stored as vec4s.
+//
+// Stores are most of a depthwise layer's cost on lavapipe: a storage texel store is one loop
+// over the SIMD lanes per 32-bit word (an rgba32f store is four such loops), so with 9
+// multiply-adds per output the stores took ~40 % of the time (VulkanConv2DGraphTimingTests with
+// the stores skipped but every sum kept: stride 1 6.3-8.0 GFLOP/s against 4.0-4.4; AMD EPYC Zen
+// 4, 2 shared cores). A storage-buffer store is one loop over the lanes per store whatever its
+// width, so the conv2d_graph_depthwise_u64 build (GRAPH_U64_OUTPUT; fp32 output, shaderInt64)
+// stores each vec4 of a run as a u64vec2 of float pairs: 25-40 % faster (see
+// VulkanBackend.depthwiseStoresU64). Tried and dropped (same sittings, 1x1 layers as the
+// control): vec4 storage-buffer stores, no faster than rgba32f texel stores (four 32-bit words
+// per lane each); u64vec4 stores of 8-pixel runs, no faster than u64vec2; staging the workgroup's
+// input tile in shared memory (cooperative vec4 fetches, barrier, compute from shared memory):
+// 2.5 against 7.6 GFLOP/s, since lavapipe runs every shared-memory load and store as a loop over
+// the lanes too; one invocation walking PY rows of a strip with the 3 row windows rolled in
+// registers (a third fewer fetches): 3.8 against 7.6 (1x1 control 10.1 against 17.8: 0.38 against
+// 0.43 of it), as fetches are not the bound (fetching one row in 6: 5.8 against 4.5). Stride 2
+// needs no even/odd de-interleave here: each window float is its own SIMD register, so the
+// stride costs only the wider span fetched.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
@@ -36,7 +54,11 @@ const int TAPS4 = (KH * KW + 3) / 4;
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F, or RGBA32F (VEC_INPUT)
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
 #include "storage_format.glsl"
-#ifdef GRAPH_VEC4_OUTPUT
+#if defined(GRAPH_U64_OUTPUT)
+#extension GL_ARB_gpu_shader_int64 : require
+layout(std430, binding = 3) writeonly buffer Outputs { u64vec2 outputs[]; };  // fp32 pairs
+const bool VEC_OUTPUT = true;
+#elif defined(GRAPH_VEC4_OUTPUT)
 layout(binding = 3, GS_OUTPUT_RGBA) uniform writeonly imageBuffer outputs;
 const bool VEC_OUTPUT = true;
 #else

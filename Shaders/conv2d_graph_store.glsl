@@ -2,8 +2,17 @@
 // conv2d_graph_general.glsl, conv2d_graph_depthwise.glsl): `at` is the run's first output in
 // the tensor, `valid` how many of the PX lie inside the row or plane. With VEC_OUTPUT the run
 // starts on a vec4 and rows (or the plane) are whole vec4s, so a vec4 starting inside lies inside.
-// Needs `outputs` and VEC_OUTPUT declared first.
+// Needs `outputs` and VEC_OUTPUT declared first; with GRAPH_U64_OUTPUT `outputs` is a storage
+// buffer of u64vec2s (conv2d_graph_depthwise_u64.comp).
 void storeRun(uint at, int valid, float v[PX]) {
+#ifdef GRAPH_U64_OUTPUT
+    // The run's vec4s as two 64-bit words each, into a storage buffer of u64vec2s.
+    [[unroll]] for (int q = 0; q < PX / 4; q++) {
+        if (4 * q >= valid) break;
+        outputs[int(at >> 2) + q] = u64vec2(packUint2x32(floatBitsToUint(vec2(v[4 * q], v[4 * q + 1]))),
+                                            packUint2x32(floatBitsToUint(vec2(v[4 * q + 2], v[4 * q + 3]))));
+    }
+#else
     if (VEC_OUTPUT) {
         [[unroll]] for (int q = 0; q < PX / 4; q++) {
             if (4 * q >= valid) break;
@@ -15,6 +24,7 @@ void storeRun(uint at, int valid, float v[PX]) {
             imageStore(outputs, int(at + uint(i)), vec4(v[i]));
         }
     }
+#endif
 }
 
 #ifndef GRAPH_WRITE_ONLY_OUTPUT

@@ -29,6 +29,10 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     /// (shaderUniformBufferArrayDynamicIndexing, enabled when the device has it): the graph
     /// convolutions bind several weight pieces per dispatch that way.
     let uniformArrayIndexing: Bool
+    /// Whether shaders may use 64-bit integers (shaderInt64, enabled when the device has it):
+    /// the depthwise graph convolution stores its output as pairs of floats packed into 64-bit
+    /// words where it may (`VulkanBackend.depthwiseStoresU64`).
+    let int64: Bool
 
     /// Largest byte range one tensor binding may cover: tensors are read through texel buffers
     /// of 32-bit elements and written through storage buffers, so both limits apply.
@@ -111,6 +115,8 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         uniformArrayIndexing = supported.shaderUniformBufferArrayDynamicIndexing != 0
         var features = VkPhysicalDeviceFeatures()
         features.shaderUniformBufferArrayDynamicIndexing = supported.shaderUniformBufferArrayDynamicIndexing
+        int64 = supported.shaderInt64 != 0
+        features.shaderInt64 = supported.shaderInt64
 
         var priority: Float = 1
         var device: VkDevice?

@@ -5,6 +5,13 @@ extension VulkanBackend {
     /// Consecutive output pixels of a row per invocation: one vec4 of a row (the vec4 views
     /// need runs of whole vec4s), with 8 output channels 12-13 GFLOP/s on 3x3 layers of 16-64
     /// channels at 160x120 (VulkanConv2DGraphTimingTests; lavapipe, AMD EPYC Zen 4, 2 cores).
+    /// The 3-channel first layers keep this shader's rgba32f texel stores: storing their vec4s
+    /// as u64vec2 pairs into a storage buffer, which pays for the depthwise layers
+    /// (`depthwiseStoresU64`), measured no gain on them (MobileNetV2's 3->32 3x3/2 over the 1x1
+    /// layers' GFLOP/s, VulkanConv2DGraphTimingTests: 0.82-1.05 against 0.75-1.22; `profile`
+    /// classify 0.89 against 0.72 but faces' 3->8 0.68 against 0.70, medians of 6 interleaved
+    /// rounds; lavapipe on AMD EPYC Zen 4, 2 shared cores): with 8 output channels of 27
+    /// multiply-adds per stored float their stores weigh a third of a depthwise layer's.
     static let generalPixels = 4
 
     /// Whether a row-tiled shader (general, depthwise) with `pixels` per run (a multiple of 4)
