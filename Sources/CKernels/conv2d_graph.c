@@ -179,7 +179,9 @@ static int gemm_channel_tile(const gs_conv2d_params *p) {
 }
 
 /// Kind 3 splits each block's pixels in two when it has fewer blocks than this: the recogniser's
-/// 320->160 at 3x80 was 5 tasks of 32 channels for 2 threads (3 on one, 2 on the other).
+/// 320->160 at 3x80 was 5 tasks of 32 channels for 2 threads (3 on one, 2 on the other). On one
+/// core the split costs 1.02x (AMD EPYC Zen 4, 6 alternating profiles); two free cores were not
+/// to be had when it was written (load 6-10), so its gain there is not measured yet.
 #define GS_SMALL_PLANE_SPLIT_BLOCKS 8
 
 /// Pixel ranges per block of the small-map kernel (kind 3): 2 for few blocks on more than 14
