@@ -178,23 +178,8 @@ static int gemm_channel_tile(const gs_conv2d_params *p) {
     return pixel_tiles * cdiv(coutg, 64) < 8 ? 32 : 64;
 }
 
-/// Kind 3 splits each block's pixels in two when it has fewer blocks than this: the recogniser's
-/// 320->160 at 3x80 was 5 tasks of 32 channels for 2 threads (3 on one, 2 on the other). On one
-/// core the split costs 1.02x (AMD EPYC Zen 4, 6 alternating profiles); two free cores were not
-/// to be had when it was written (load 6-10), so its gain there is not measured yet.
-#define GS_SMALL_PLANE_SPLIT_BLOCKS 8
-
-/// Pixel ranges per block of the small-map kernel (kind 3): 2 for few blocks on more than 14
-/// pixels (the AVX-512 micro-kernel's run), else 1.
-static int small_plane_pixel_parts(const gs_conv2d_params *p) {
-    return cdiv(p->out_channels, GS_CO_BLOCK) < GS_SMALL_PLANE_SPLIT_BLOCKS && p->out_height * p->out_width > 14 ? 2 : 1;
-}
-
-/// Tasks of the small-map kernel (kind 3): its 32-channel blocks, each over the whole map or
-/// over each of its pixel ranges (task = block * parts + range).
-static int64_t small_plane_tasks(const gs_conv2d_params *p) {
-    return (int64_t)cdiv(p->out_channels, GS_CO_BLOCK) * small_plane_pixel_parts(p);
-}
+/// Tasks of the small-map kernel (kind 3): its 32-channel blocks, each over the whole map.
+static int64_t small_plane_tasks(const gs_conv2d_params *p) { return cdiv(p->out_channels, GS_CO_BLOCK); }
 
 int64_t gs_conv2d_tasks(const gs_conv2d_params *p) {
     switch (gs_conv2d_kind(p)) {
