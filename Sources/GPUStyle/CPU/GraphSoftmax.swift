@@ -7,9 +7,9 @@ import CKernels
 /// cores took 1.68 ms against 0.17 on one (`gpustyle profile --network text-rec`, AMD EPYC Zen 4),
 /// the cores writing the two halves of the same cache lines in every channel's row. Split by
 /// channels instead, each part takes its own per-pixel maximum and sum, and a second pass scales
-/// each part by its share of the whole (gs_softmax_channels_exp and _scale). Measured only on a
-/// loaded machine (AMD EPYC Zen 4, load 6-10, the second core seldom free): 1.13x the one-core
-/// time there (two jobs); its gain on two free cores is still to be measured.
+/// each part by its share of the whole (gs_softmax_channels_exp and _scale): the recogniser's
+/// 6906x40, two cores (AMD EPYC Zen 4, the profiles at nice -20 on a machine loaded by other
+/// work, 6 alternating rounds that got both cores) 0.149-0.203 -> 0.085-0.112 ms.
 enum GraphSoftmax {
     /// Elements below which a map of few pixels stays on one core: two jobs on the pool cost a
     /// few microseconds (the digit classifier's 10 classes at one pixel).

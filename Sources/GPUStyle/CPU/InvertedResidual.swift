@@ -35,9 +35,11 @@ enum CPUInvertedResidual {
         /// as their parts, a depthwise step and a 1x1 GEMM. Without an expansion a channel part's
         /// projection sums only its own few filtered channels (the recogniser's 48->48->96 at 6x80:
         /// 24 per part on two threads) and adds the parts' partial sums after. The recogniser's
-        /// three such blocks as parts, one core, AMD EPYC Zen 4, 6 alternating profiles (machine
-        /// loaded): 48->48->96 at 6x80 0.225 -> 0.151 ms, 96->96->192 at 3x80 0.228 -> 0.195,
-        /// 160->160->160 at 1x40 0.045 -> 0.036.
+        /// three such blocks as parts, AMD EPYC Zen 4, 6 alternating profiles (machine loaded),
+        /// one core (as the live pipeline runs them): 48->48->96 at 6x80 0.225 -> 0.151 ms,
+        /// 96->96->192 at 3x80 0.228 -> 0.195, 160->160->160 at 1x40 0.045 -> 0.036; two cores (at
+        /// nice -20): 0.078-0.088 -> 0.075-0.083, 0.100-0.115 -> 0.098-0.111, 0.026-0.028 ->
+        /// 0.030-0.032 (0.206 ms in all, as before).
         var blockedWithoutExpansion = false
         /// Blocks split by rows with an expansion hold their strips channel-blocked too.
         /// Classify, 2 threads, 10 alternating profiles against NCHW strips: the 112x112 -> 56x56
