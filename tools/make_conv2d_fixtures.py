@@ -105,6 +105,10 @@ CASES = {
     # outputs), and a 40-pixel map as the recogniser's classes head (32 + 8 pixels).
     "pointwise_gelu_wide": (12, 4, 70, 20, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, GELU, 0, 0, 3),
     "pointwise_40_pixels": (24, 1, 40, 37, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, IDENTITY, 0, 0, 1),
+    # A last pixel block of fewer than 8 (37 = 32 + 5: AVX-512 sums it in 8-float vectors from a
+    # padded copy and stores it masked), with GELU and with PReLU; 21 outputs (a partial block).
+    "pointwise_37_pixels_gelu": (80, 1, 37, 21, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, GELU, 0, 0, 2),
+    "pointwise_37_pixels_prelu": (16, 1, 37, 21, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, PRELU, 0, 0, 2),
 }
 
 # name: cin, h, w, cout, bias[, activation, alpha, beta]. Rows of 37 and 40 columns cover the

@@ -94,7 +94,7 @@ final class InvertedResidualTests: XCTestCase {
         var twoParts = channels, threeParts = channels
         twoParts.channelParts = 2
         threeParts.channelParts = 3
-        func blocked(_ parts: Int) -> Tuning { Tuning(channelParts: parts, blockedPixels: .max) }
+        func blocked(_ parts: Int) -> Tuning { Tuning(channelParts: parts, blockedPixels: .max, blockedWithoutExpansion: true) }
         func rows(_ strip: Int?, blocked: Bool) -> Tuning {
             Tuning(minimumRowsPerThread: 1, stripRows: strip, blockedPixels: 0, blockedRows: blocked)
         }
@@ -126,6 +126,19 @@ final class InvertedResidualTests: XCTestCase {
                     XCTAssertEqual(backend.fusedBlockRuns, fused ? 1 : 0, "\(name), \(label)")
                 }
             }
+        }
+    }
+
+    /// With the default tuning a block on a small map runs channel-blocked when it has an
+    /// expansion and as its parts (a depthwise step and a 1x1 convolution) without one
+    /// (`Tuning.blockedWithoutExpansion`), with the same results as torch either way.
+    func testSmallMapsWithoutAnExpansionRunAsTheirParts() throws {
+        for (name, fused) in [("expand_residual_7x13", true), ("expand_s2_3x5", true), ("no_expand_9x5", false)] {
+            let t = try Fixtures.tensors("ops/inverted_residual/\(name).gpsw")
+            let backend = CPUBackend(weights: [])
+            Conv2DFixtures.assertClose(try InvertedResidualFixtures.run(backend, try InvertedResidualFixtures.plan(t), t),
+                                       t["output"]!, name)
+            XCTAssertEqual(backend.fusedBlockRuns, fused ? 1 : 0, name)
         }
     }
 

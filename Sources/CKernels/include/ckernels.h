@@ -142,6 +142,18 @@ void gs_max_pool_rows(const float *x, int in_height, int in_width, float *y, int
 /// first. In place (y == x) is allowed.
 void gs_softmax_pixels(const float *x, int channels, int64_t plane, int64_t begin, int64_t end, float *y);
 
+/// Softmax over the channels of a map of few pixels, split into parts by ranges of channels
+/// (GraphSoftmax): first every part t runs gs_softmax_channels_exp on its channels [channel_begin,
+/// channel_end), which writes per pixel its maximum m_t (maximum[plane]), y = exp(x - m_t) and
+/// the sum of those (sum[plane]); then, after all parts, gs_softmax_channels_scale multiplies a
+/// part's y by exp(m_t - M) / S per pixel, M the largest m_u and S the sum over parts u of
+/// sum_u * exp(m_u - M), from all `parts` parts' maxima and sums (part u's at maxima + u * plane,
+/// sums + u * plane). A part may be empty. In place (y == x) is allowed.
+void gs_softmax_channels_exp(const float *x, int64_t plane, int64_t channel_begin, int64_t channel_end, float *maximum,
+                             float *sum, float *y);
+void gs_softmax_channels_scale(float *y, int64_t plane, int64_t channel_begin, int64_t channel_end, const float *maxima,
+                               const float *sums, int parts, int part);
+
 /// Resize of one plane by an integer scale, output rows [row_begin, row_end): mode 0 nearest
 /// (source floor(o / scale)), 1 bilinear with half-pixel centres, edges clamped.
 void gs_resize_rows(const float *x, int in_height, int in_width, int scale, int mode, float *y,

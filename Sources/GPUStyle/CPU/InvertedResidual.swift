@@ -35,6 +35,16 @@ enum CPUInvertedResidual {
         /// with 14x14 outputs 0.71-0.75 of the time, 7x7 0.63-0.69, 28x28 0.87-0.99; with 56x56
         /// outputs 1.18-1.35 (a part's filtered channels, 1.2 MB, crowd its L2).
         var blockedPixels = 784
+        /// Whether blocks without an expansion run channel-blocked too (tests); otherwise they run
+        /// as their parts, a depthwise step and a 1x1 GEMM. Without an expansion a channel part's
+        /// projection sums only its own few filtered channels (the recogniser's 48->48->96 at 6x80:
+        /// 24 per part on two threads) and adds the parts' partial sums after. The recogniser's
+        /// three such blocks as parts, AMD EPYC Zen 4, 6 alternating profiles (machine loaded),
+        /// one core (as the live pipeline runs them): 48->48->96 at 6x80 0.225 -> 0.151 ms,
+        /// 96->96->192 at 3x80 0.228 -> 0.195, 160->160->160 at 1x40 0.045 -> 0.036; two cores (at
+        /// nice -20): 0.078-0.088 -> 0.075-0.083, 0.100-0.115 -> 0.098-0.111, 0.026-0.028 ->
+        /// 0.030-0.032 (0.206 ms in all, as before).
+        var blockedWithoutExpansion = false
         /// Blocks split by rows with an expansion hold their strips channel-blocked too.
         /// Classify, 2 threads, 10 alternating profiles against NCHW strips: the 112x112 -> 56x56
         /// block 0.82 of the time, the 56x56 one 0.91.
@@ -64,7 +74,7 @@ enum CPUInvertedResidual {
         let threads = min(ParallelFor.workers, ParallelFor.workerLimit)
         if block.isQuantized { return runQuantized(block, weights: weights, constants: constants, graph, tuning: tuning, threads: threads) }
         if block.output.height * block.output.width <= tuning.blockedPixels {
-            if tuning.channelParts == 0 { return false }
+            if tuning.channelParts == 0 || block.expand == nil && !tuning.blockedWithoutExpansion { return false }
             return runBlocked(block, weights: weights, constants: constants, graph, parts: tuning.channelParts ?? threads)
         }
         let rows = block.depthwise.output.height
