@@ -92,7 +92,7 @@ final class InvertedResidualBF16Tests: XCTestCase {
     /// for the fixtures with an expansion; the block without one stays fp32 (bit for bit).
     func testBlockedPassesMatchTorchWithinBF16Bound() throws {
         typealias Tuning = CPUInvertedResidual.Tuning
-        func blocked(_ parts: Int) -> Tuning { Tuning(channelParts: parts, blockedPixels: .max) }
+        func blocked(_ parts: Int) -> Tuning { Tuning(channelParts: parts, blockedPixels: .max, blockedWithoutExpansion: true) }
         func rows(_ strip: Int?) -> Tuning { Tuning(minimumRowsPerThread: 1, stripRows: strip, blockedPixels: 0) }
         let tunings: [(String, Tuning)] = [
             ("blocked rows, 1-row strips", rows(1)), ("blocked rows, 2-row strips", rows(2)),
