@@ -129,16 +129,19 @@ final class InvertedResidualTests: XCTestCase {
         }
     }
 
-    /// With the default tuning a block on a small map runs channel-blocked when it has an
-    /// expansion and as its parts (a depthwise step and a 1x1 convolution) without one
-    /// (`Tuning.blockedWithoutExpansion`), with the same results as torch either way.
-    func testSmallMapsWithoutAnExpansionRunAsTheirParts() throws {
-        for (name, fused) in [("expand_residual_7x13", true), ("expand_s2_3x5", true), ("no_expand_9x5", false)] {
-            let t = try Fixtures.tensors("ops/inverted_residual/\(name).gpsw")
-            let backend = CPUBackend(weights: [])
-            Conv2DFixtures.assertClose(try InvertedResidualFixtures.run(backend, try InvertedResidualFixtures.plan(t), t),
-                                       t["output"]!, name)
-            XCTAssertEqual(backend.fusedBlockRuns, fused ? 1 : 0, name)
+    /// With the default tuning every block on a small map runs channel-blocked; with
+    /// `Tuning.blockedWithoutExpansion` off, one without an expansion runs as its parts (a
+    /// depthwise step and a 1x1 convolution); the same results as torch either way.
+    func testSmallMapsWithoutAnExpansionRunFusedOrAsTheirParts() throws {
+        for blockedWithoutExpansion in [true, false] {
+            for (name, hasExpansion) in [("expand_residual_7x13", true), ("expand_s2_3x5", true), ("no_expand_9x5", false)] {
+                let t = try Fixtures.tensors("ops/inverted_residual/\(name).gpsw")
+                let backend = CPUBackend(weights: [])
+                backend.invertedResidualTuning.blockedWithoutExpansion = blockedWithoutExpansion
+                Conv2DFixtures.assertClose(try InvertedResidualFixtures.run(backend, try InvertedResidualFixtures.plan(t), t),
+                                           t["output"]!, name)
+                XCTAssertEqual(backend.fusedBlockRuns, hasExpansion || blockedWithoutExpansion ? 1 : 0, name)
+            }
         }
     }
 
