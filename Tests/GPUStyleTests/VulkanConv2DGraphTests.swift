@@ -8,6 +8,23 @@ import XCTest
 /// not multiples of the tile, fused PReLU and fake quantisation. The reference is the CPU path
 /// (itself checked against torch on every ISA by Conv2DTests), with Conv2DFixtures' tolerance.
 final class VulkanConv2DGraphTests: VulkanTestCase {
+    /// A graph convolution's Vulkan output against the CPU path's: within 1e-4 of the largest
+    /// output (at least 1), or with fake quantisation within one quantum, and then at most 1 %
+    /// of the outputs a quantum apart (a sum on either side of a rounding boundary).
+    static func assertMatchesCPUPath(_ gpu: [Float], _ cpu: [Float], quantum: Float, _ label: String,
+                                     file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(cpu.count, gpu.count, label, file: file, line: line)
+        let scale = max(1, cpu.map(abs).max() ?? 0)
+        var worst: Float = 0, flips = 0
+        for (c, g) in zip(cpu, gpu) {
+            let d = abs(c - g)
+            worst = max(worst, d.isNaN ? .infinity : d)
+            if d > 1e-4 * scale { flips += 1 }
+        }
+        XCTAssertLessThanOrEqual(worst, max(1e-4 * scale, quantum * 1.001), label, file: file, line: line)
+        XCTAssertLessThanOrEqual(flips, quantum > 0 ? cpu.count / 100 : 0, "\(label): outputs off by a quantum", file: file, line: line)
+    }
+
     private struct Layer {
         var cin, cout, height, width, kh, kw, stride, pad, groups: Int
         var activation: Activation = .relu6
@@ -50,17 +67,7 @@ final class VulkanConv2DGraphTests: VulkanTestCase {
             }
             let cpu = try Conv2DFixtures.run(CPUBackend(weights: []), made)
             let gpu = try Conv2DFixtures.run(VulkanBackend(context: context, weights: []), made)
-            XCTAssertEqual(cpu.count, gpu.count)
-            let scale = max(1, cpu.map(abs).max() ?? 0)
-            let quantum = l.quantize?.scale ?? 0
-            var worst: Float = 0, flips = 0
-            for (c, g) in zip(cpu, gpu) {
-                let d = abs(c - g)
-                worst = max(worst, d.isNaN ? .infinity : d)
-                if d > 1e-4 * scale { flips += 1 }
-            }
-            XCTAssertLessThanOrEqual(worst, max(1e-4 * scale, quantum * 1.001), "\(label)\(inPool ? " in the pool" : "")")
-            XCTAssertLessThanOrEqual(flips, quantum > 0 ? cpu.count / 100 : 0, "\(label): outputs off by a quantum")
+            Self.assertMatchesCPUPath(gpu, cpu, quantum: l.quantize?.scale ?? 0, "\(label)\(inPool ? " in the pool" : "")")
         }
     }
 

@@ -176,15 +176,8 @@ final class VulkanConv2DGraphWinogradTests: VulkanTestCase {
                 let made = make(layer, seed: 11, inPool: inPool)
                 let cpu = try Conv2DFixtures.run(CPUBackend(weights: []), (made.plan, made.inputs, made.output))
                 let gpu = try run(made, winograd: true)
-                let scale = max(1, cpu.map(abs).max() ?? 0), quantum = layer.quantize?.scale ?? 0
-                var worst: Float = 0, flips = 0
-                for (c, g) in zip(cpu, gpu) {
-                    let d = abs(c - g)
-                    worst = max(worst, d.isNaN ? .infinity : d)
-                    if d > 1e-4 * scale { flips += 1 }
-                }
-                XCTAssertLessThanOrEqual(worst, max(1e-4 * scale, quantum * 1.001), "\(label)\(inPool ? " in the pool" : "")")
-                XCTAssertLessThanOrEqual(flips, quantum > 0 ? cpu.count / 100 : 0, "\(label): outputs off by a quantum")
+                VulkanConv2DGraphTests.assertMatchesCPUPath(gpu, cpu, quantum: layer.quantize?.scale ?? 0,
+                                                            "\(label)\(inPool ? " in the pool" : "")")
             }
         }
     }
