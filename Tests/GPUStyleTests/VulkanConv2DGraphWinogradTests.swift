@@ -161,17 +161,25 @@ final class VulkanConv2DGraphWinogradTests: VulkanTestCase {
                         "16->32 padded 0/1/2/0")
     }
 
-    /// The epilogue (PReLU, sigmoid, fake quantisation) and regions in the pool, against the CPU
-    /// path with VulkanConv2DGraphTests' tolerance (1e-4 of the output's scale; a fake-quantised
-    /// output may round to the neighbouring level at under 1% of the outputs).
+    /// The epilogue (PReLU, sigmoid) and regions in the pool, against the CPU path with
+    /// VulkanConv2DGraphTests' tolerance (1e-4 of the output's scale). A plan with fake
+    /// quantisation runs the direct shader (`VulkanBackend.allowsWinograd`), whatever its layers.
     func testEpilogueMatchesTheCPUPath() throws {
         let layers: [(Layer, String)] = [
             (Layer(cin: 24, cout: 20, height: 11, width: 16, activation: .prelu), "PReLU"),
             (Layer(cin: 16, cout: 18, height: 9, width: 10, activation: .sigmoid), "sigmoid"),
-            (Layer(cin: 32, cout: 16, height: 12, width: 20, activation: .relu, quantize: .int8(scale: 0.05, zeroPoint: 3)),
-             "fake-quantised"),
         ]
+        let quantised = make(Layer(cin: 32, cout: 16, height: 12, width: 20, activation: .relu,
+                                   quantize: .int8(scale: 0.05, zeroPoint: 3)), seed: 11, inPool: false)
+        XCTAssertFalse(VulkanBackend.allowsWinograd(quantised.plan))
+        let backend = try VulkanBackend(context: context, weights: [])
+        let gpu = try Conv2DFixtures.run(backend, (quantised.plan, quantised.inputs, quantised.output))
+        XCTAssertEqual(backend.graphWeightsLayout(conv(quantised.plan))?.kind, .general, "a fake-quantised plan")
+        VulkanConv2DGraphTests.assertMatchesCPUPath(
+            gpu, try Conv2DFixtures.run(CPUBackend(weights: []), (quantised.plan, quantised.inputs, quantised.output)),
+            quantum: 0.05, "fake-quantised")
         for (layer, label) in layers {
+            XCTAssertTrue(VulkanBackend.allowsWinograd(make(layer, seed: 11, inPool: false).plan), label)
             for inPool in [false, true] {
                 let made = make(layer, seed: 11, inPool: inPool)
                 let cpu = try Conv2DFixtures.run(CPUBackend(weights: []), (made.plan, made.inputs, made.output))

@@ -31,6 +31,8 @@ public final class VulkanBackend: NetworkBackend {
     /// (`runsWinograd`, conv2d_graph_winograd.comp); tests turn it off to compare with the
     /// direct shader on the same device.
     var usesWinograd = true
+    /// `allowsWinograd` of the plan being (or last) run.
+    private(set) var runAllowsWinograd = true
 
     /// Largest tensor range a dispatch binds: maxStorageBufferRange, and at most
     /// maxTexelBufferElements floats since tensors are bound as texel views. Tests lower it to
@@ -218,6 +220,7 @@ public final class VulkanBackend: NetworkBackend {
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
                     affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         let usedLayers = plan.steps.compactMap(\.layer).max().map { $0 + 1 } ?? 0
+        runAllowsWinograd = Self.allowsWinograd(plan)
         try prepareGraphConstants(plan)
         currentConstants = plan.constants
         defer { currentConstants = nil }

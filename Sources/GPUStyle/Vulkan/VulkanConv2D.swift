@@ -87,9 +87,29 @@ extension VulkanBackend {
         return VulkanGraphWeights(conv, kind: conv.isPointwise ? .pointwise : winograd && runsWinograd(conv) ? .winograd : .general)
     }
 
-    /// The uniform-buffer layout of `conv` on this backend (`usesWinograd`).
+    /// The uniform-buffer layout of `conv` on this backend (`usesWinograd`, and not in a plan
+    /// with fake quantisation: `runAllowsWinograd`).
     func graphWeightsLayout(_ conv: ExecutionPlan.Conv2D) -> VulkanGraphWeights? {
-        Self.graphWeightsLayout(conv, winograd: usesWinograd)
+        Self.graphWeightsLayout(conv, winograd: usesWinograd && runAllowsWinograd)
+    }
+
+    /// Whether a plan may run its 3x3 layers by Winograd: not when it has fake quantisation
+    /// (a fake_quant step, or one fused into a convolution, add or block). A quantised network's
+    /// one-byte levels must not depend on how its maps are cut or which quantisations were fused:
+    /// `StagedTransform` runs the arbitrary-style transform in tiles whose sizes fall on either
+    /// side of `winogradMinimumRuns`, and the direct shader sums each pixel's products in the
+    /// same order on any tile or plan while Winograd's transforms round differently
+    /// (StagedTransformTests, ArbitraryStyleTests.testFusedQuantizationChangesNoValue).
+    static func allowsWinograd(_ plan: ExecutionPlan) -> Bool {
+        !plan.steps.flatMap(\.parts).contains { step in
+            switch step {
+            case .fakeQuant, .quantizedInstanceNorm: true
+            case .conv2d(let conv): conv.quantize != nil
+            case .add(let add): add.quantize != nil
+            case .invertedResidual(let block): block.isQuantized
+            default: false
+            }
+        }
     }
 
     private func weightKey(_ conv: ExecutionPlan.Conv2D, _ constants: ModelConstants) -> VulkanGraphConstants.Key {
