@@ -105,9 +105,7 @@ struct ProfileCommand: ParsableCommand {
             let plan = backend is CPUBackend ? plan : plan.splittingFusedSteps()
             let results = try Profiler.profile(backend, plan: plan, inputs: inputs, normParameters: parameters, runs: runs)
             reports.append(ProfileReport(path: label, device: backend.name, plan: plan, runs: results, limits: measured,
-                                         kernelNote: { step in
-                                             (backend as? CPUBackend)?.kernelNote(for: step) ?? (backend as? VulkanBackend)?.kernelNote(for: step)
-                                         }))
+                                         kernelNote: { backend.kernelNote(for: $0, in: plan) }))
             chrome.add(results.last!.slices, track: ChromeTrace.Track(pid: pid, tid: 1, name: "\(label): \(track)"))
         }
 

@@ -52,11 +52,34 @@ final class ProfileTests: XCTestCase {
         let runs = try Profiler.profile(backend, plan: plan, inputs: inputs(plan),
                                         normParameters: model.normParameters(for: StyleMix(style: 1)), runs: 1)
         let report = ProfileReport(path: "cpu", device: backend.name, plan: plan, runs: runs, limits: nil,
-                                   kernelNote: { backend.kernelNote(for: $0) })
+                                   kernelNote: { backend.kernelNote(for: $0, in: plan) })
         let marked = report.steps.filter { $0.kind.hasSuffix(ProfileReport.winogradMark) }.map(\.layer)
         XCTAssertEqual(marked, StyleNetwork.layers.map(\.name).filter { $0.hasPrefix("res.") })
         backend.winogradMinimumMapBytes = nil
-        XCTAssertTrue(plan.steps.allSatisfy { backend.kernelNote(for: $0) == nil })
+        XCTAssertTrue(plan.steps.allSatisfy { backend.kernelNote(for: $0, in: plan) == nil })
+    }
+
+    /// The graph convolutions the CPU path runs by Winograd's F(4x4, 3x3) (`gs_conv2d_kind` 6:
+    /// 3x3, stride 1, same size, 16+ channels both sides, maps 64+ wide) are marked as the style
+    /// network's are: RetinaFace's context modules at 640x480 (80x60 maps) and none of the
+    /// 40-wide ones or the other kinds.
+    func testCPUReportMarksGraphWinogradConvolutions() throws {
+        let plan = try NetworkWorkload.make(.faces, width: 640, height: 480).plan
+        let backend = CPUBackend(weights: [])
+        var marked = 0
+        for step in plan.steps {
+            guard case .conv2d(let conv) = step else {
+                XCTAssertNil(backend.kernelNote(for: step, in: plan))
+                continue
+            }
+            let winograd = conv.kernelHeight == 3 && conv.kernelWidth == 3 && conv.strideX == 1 && conv.strideY == 1
+                && conv.groups == 1 && conv.output.height == conv.input.height && conv.output.width == conv.input.width
+                && min(conv.input.channels, conv.output.channels) >= 16 && conv.output.width >= 64
+            XCTAssertEqual(backend.kernelNote(for: step, in: plan), winograd ? ProfileReport.winogradMark : nil,
+                           "\(conv.input) -> \(conv.output)")
+            marked += winograd ? 1 : 0
+        }
+        XCTAssertGreaterThan(marked, 0)
     }
 
     func testVulkanDispatchTimesSumToRunTotal() throws {
@@ -215,8 +238,9 @@ final class ProfileTests: XCTestCase {
                 $0.replacingOccurrences(of: #" \[[^\]]*\]"#, with: "", options: .regularExpression)
                     .replacingOccurrences(of: " " + ProfileReport.winogradMark, with: "")
             }
+            let cpuKinds = stepKinds[0].map { $0.replacingOccurrences(of: " " + ProfileReport.winogradMark, with: "") }
             if network != .style && !stepKinds[0].contains(where: { $0.hasPrefix("inverted_residual") }) {
-                XCTAssertEqual(stepKinds[0], vulkanKinds, "\(network): the same steps on both paths")
+                XCTAssertEqual(cpuKinds, vulkanKinds, "\(network): the same steps on both paths")
             }
             XCTAssertFalse(vulkanKinds.contains { $0.hasPrefix("inverted_residual") }, "\(network): blocks split on Vulkan")
             XCTAssertNotNil(reports[1]["device_ms"], "\(network): the Vulkan path's device span")

@@ -174,7 +174,10 @@ final class VulkanConv2DGraphWinogradTests: VulkanTestCase {
         XCTAssertFalse(VulkanBackend.allowsWinograd(quantised.plan))
         let backend = try VulkanBackend(context: context, weights: [])
         let gpu = try Conv2DFixtures.run(backend, (quantised.plan, quantised.inputs, quantised.output))
-        XCTAssertEqual(backend.graphWeightsLayout(conv(quantised.plan))?.kind, .general, "a fake-quantised plan")
+        // The same layer without the quantisation takes the Winograd shader.
+        let plain = make(Layer(cin: 32, cout: 16, height: 12, width: 20, activation: .relu), seed: 11, inPool: false).plan
+        XCTAssertEqual(backend.kernelNote(for: plain.steps[0], in: plain), ProfileReport.winogradMark)
+        XCTAssertEqual(backend.kernelNote(for: quantised.plan.steps[0], in: quantised.plan), "[general]", "a fake-quantised plan")
         VulkanConv2DGraphTests.assertMatchesCPUPath(
             gpu, try Conv2DFixtures.run(CPUBackend(weights: []), (quantised.plan, quantised.inputs, quantised.output)),
             quantum: 0.05, "fake-quantised")
@@ -210,19 +213,22 @@ final class VulkanConv2DGraphWinogradTests: VulkanTestCase {
     /// path's Winograd steps get).
     func testSelectionAndProfileMark() throws {
         let backend = try VulkanBackend(context: context, weights: [])
-        func step(_ l: Layer) -> ExecutionPlan.Step { make(l, seed: 1).plan.steps[0] }
+        func note(_ l: Layer) -> String? {
+            let plan = make(l, seed: 1).plan
+            return backend.kernelNote(for: plan.steps[0], in: plan)
+        }
         let minimum = VulkanBackend.winogradMinimumChannels
-        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: minimum, cout: minimum, height: 8, width: 16))),
+        XCTAssertEqual(note(Layer(cin: minimum, cout: minimum, height: 8, width: 16)),
                        ProfileReport.winogradMark)
         // 16 columns are 2 runs of 8 per row: 6 rows make 3 rows of tiles, 6 runs; 7 rows 4, 8 runs.
         XCTAssertEqual(VulkanBackend.winogradMinimumRuns, 8)
-        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 32, cout: 32, height: 6, width: 16))), "[general]")
-        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 32, cout: 32, height: 7, width: 16))), ProfileReport.winogradMark)
-        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 64, cout: 128, height: 7, width: 7))), "[general]")
-        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: minimum - 1, cout: 32, height: 8, width: 16))), "[general]")
-        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 32, cout: minimum - 1, height: 8, width: 16))), "[general]")
+        XCTAssertEqual(note(Layer(cin: 32, cout: 32, height: 6, width: 16)), "[general]")
+        XCTAssertEqual(note(Layer(cin: 32, cout: 32, height: 7, width: 16)), ProfileReport.winogradMark)
+        XCTAssertEqual(note(Layer(cin: 64, cout: 128, height: 7, width: 7)), "[general]")
+        XCTAssertEqual(note(Layer(cin: minimum - 1, cout: 32, height: 8, width: 16)), "[general]")
+        XCTAssertEqual(note(Layer(cin: 32, cout: minimum - 1, height: 8, width: 16)), "[general]")
         backend.usesWinograd = false
-        XCTAssertEqual(backend.kernelNote(for: step(Layer(cin: 32, cout: 32, height: 8, width: 16))), "[general]")
+        XCTAssertEqual(note(Layer(cin: 32, cout: 32, height: 8, width: 16)), "[general]")
     }
 
     /// The weight transform: U = G g G^T of a kernel with one nonzero tap is the outer product of

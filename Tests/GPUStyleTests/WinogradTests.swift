@@ -72,8 +72,9 @@ final class WinogradTests: XCTestCase {
         let model = try StyleModel.bundled()
         let backend = CPUBackend(weights: model.convolutions)
         func marked(_ height: Int, _ width: Int) throws -> [String] {
-            try model.plan(height: height, width: width).steps.compactMap { step in
-                guard backend.kernelNote(for: step) != nil, case .fusedConvolution(let f) = step else { return nil }
+            let plan = try model.plan(height: height, width: width)
+            return plan.steps.compactMap { step in
+                guard backend.kernelNote(for: step, in: plan) != nil, case .fusedConvolution(let f) = step else { return nil }
                 return StyleNetwork.layers[f.convolution.layer].name
             }
         }

@@ -131,7 +131,7 @@ public enum NetworkBench {
                         times.append(MonotonicClock.seconds() - begin)
                     }
                     // A Vulkan run with fp16 storage moves 2 bytes per element of its half buffers.
-                    let halfBuffers = (backend as? VulkanBackend)?.runHalfBuffers ?? []
+                    let halfBuffers = backend.lastRunHalfBuffers
                     var row = Row(network: network, size: workload.size, path: path.label, device: device, setupSeconds: setup,
                                   firstSeconds: first, seconds: times.sorted(), flops: workload.flops,
                                   bytes: workload.bytes(halfBuffers: halfBuffers),

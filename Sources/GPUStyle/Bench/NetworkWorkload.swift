@@ -21,7 +21,7 @@ public struct NetworkWorkload {
     public var flops: Double { plan.steps.reduce(0) { $0 + $1.cost.flops } }
     /// The plan's memory traffic: the sum of its steps' bytes read and written (`StepCost`).
     public var bytes: Double { bytes(halfBuffers: []) }
-    /// `bytes` with the tensors in `halfBuffers` (fp16 storage, `VulkanBackend.runHalfBuffers`)
+    /// `bytes` with the tensors in `halfBuffers` (fp16 storage, `NetworkBackend.lastRunHalfBuffers`)
     /// counted at 2 bytes per element.
     public func bytes(halfBuffers: Set<ExecutionPlan.Buffer>) -> Double {
         plan.steps.reduce(0) { $0 + $1.cost(halfBuffers: halfBuffers).bytes }

@@ -34,11 +34,13 @@ public final class CPUBackend: NetworkBackend {
     }
 
     /// `ProfileReport.winogradMark` for the convolution steps this backend runs with Winograd's
-    /// F(4x4, 3x3), else nil.
-    public func kernelNote(for step: ExecutionPlan.Step) -> String? {
+    /// F(4x4, 3x3) (the style network's, and graph convolutions of `gs_conv2d_kind`'s
+    /// `winogradKind`), else nil.
+    public func kernelNote(for step: ExecutionPlan.Step, in plan: ExecutionPlan) -> String? {
         switch step {
         case .convolution(let conv) where runsWinograd(conv): ProfileReport.winogradMark
         case .fusedConvolution(let fused) where runsWinograd(fused.convolution): ProfileReport.winogradMark
+        case .conv2d(let conv) where CPUConv2D.kind(conv) == CPUConv2D.winogradKind: ProfileReport.winogradMark
         default: nil
         }
     }

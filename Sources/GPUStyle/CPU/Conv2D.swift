@@ -57,6 +57,15 @@ final class CPUConv2D {
         return UnsafePointer(made.baseAddress!)
     }
 
+    /// `gs_conv2d_kind`'s number for Winograd's F(4x4, 3x3) (3x3, stride 1, padded by 1).
+    static let winogradKind: Int32 = 6
+
+    /// The algorithm `gs_conv2d_kind` picks for `step` (what a standalone conv2d step runs).
+    static func kind(_ step: ExecutionPlan.Conv2D) -> Int32 {
+        var p = parameters(step)
+        return gs_conv2d_kind(&p)
+    }
+
     /// The C description of `step` (bias and slope pointers left nil).
     static func parameters(_ step: ExecutionPlan.Conv2D) -> gs_conv2d_params {
         precondition(step.input.channels % step.groups == 0 && step.output.channels % step.groups == 0,

@@ -26,6 +26,12 @@ public final class FallbackBackend: NetworkBackend {
 
     public func releaseBuffers() { stages.active.releaseBuffers() }
 
+    public func kernelNote(for step: ExecutionPlan.Step, in plan: ExecutionPlan) -> String? {
+        stages.active.kernelNote(for: step, in: plan)
+    }
+
+    public var lastRunHalfBuffers: Set<ExecutionPlan.Buffer> { stages.active.lastRunHalfBuffers }
+
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
                     affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         try stages.run { try $0.run(plan, inputs: inputs, normParameters: normParameters, affine: affine, outputs: outputs) }

@@ -38,6 +38,15 @@ public protocol NetworkBackend: AnyObject {
     /// execution calls it between passes: buffers grow to the largest plan seen per buffer, and
     /// passes of different shapes would otherwise keep the sum of their largest buffers.
     func releaseBuffers()
+
+    /// The kernel that runs `step` of `plan` here, for `gpustyle profile`'s per-kind rows, where
+    /// the step's kind alone does not say it: `ProfileReport.winogradMark`, a Vulkan graph
+    /// shader's name (`VulkanBackend.kernelNote`); nil for other steps and backends.
+    func kernelNote(for step: ExecutionPlan.Step, in plan: ExecutionPlan) -> String?
+
+    /// The buffers the last run held as fp16 (a Vulkan device's fp16 storage): their traffic
+    /// counts 2 bytes an element in `bench` and `profile`. Empty on the CPU path.
+    var lastRunHalfBuffers: Set<ExecutionPlan.Buffer> { get }
 }
 
 /// A device's bounds on the plans it runs: whole-image plans must fit them, else they run in
@@ -59,6 +68,10 @@ public struct DeviceMemoryLimits: Sendable, Equatable {
 
 extension NetworkBackend {
     public var deviceLimits: DeviceMemoryLimits? { nil }
+
+    public func kernelNote(for step: ExecutionPlan.Step, in plan: ExecutionPlan) -> String? { nil }
+
+    public var lastRunHalfBuffers: Set<ExecutionPlan.Buffer> { [] }
 
     public func bufferFloats(for plan: ExecutionPlan) -> [ExecutionPlan.Buffer: Int] { plan.bufferFloats }
 

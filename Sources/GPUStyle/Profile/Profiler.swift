@@ -71,7 +71,7 @@ public enum Profiler {
                     ProfileSlice(name: d.label, step: d.step, start: d.startNanoseconds * 1e-9, duration: d.nanoseconds * 1e-9)
                 }
                 results.append(ProfiledRun(wallSeconds: wall, deviceSeconds: timings.totalNanoseconds * 1e-9, slices: slices,
-                                           halfBuffers: vulkan.runHalfBuffers))
+                                           halfBuffers: vulkan.lastRunHalfBuffers))
             }
         } else {
             throw VulkanError.unsupported("the profiler times CPUBackend and VulkanBackend only")

@@ -85,7 +85,7 @@ extension ExecutionPlan.Step {
 }
 
 extension ExecutionPlan.Step {
-    /// `cost` with the graph tensors in `halfBuffers` (fp16 storage, `VulkanBackend.runHalfBuffers`)
+    /// `cost` with the graph tensors in `halfBuffers` (fp16 storage, `NetworkBackend.lastRunHalfBuffers`)
     /// counted at 2 bytes per element. The style network's steps keep 4 bytes per element.
     public func cost(halfBuffers: Set<ExecutionPlan.Buffer>) -> StepCost {
         let full = cost

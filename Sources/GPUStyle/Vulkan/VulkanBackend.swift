@@ -31,8 +31,8 @@ public final class VulkanBackend: NetworkBackend {
     /// (`runsWinograd`, conv2d_graph_winograd.comp); tests turn it off to compare with the
     /// direct shader on the same device.
     var usesWinograd = true
-    /// `allowsWinograd` of the plan being (or last) run.
-    private(set) var runAllowsWinograd = true
+    /// `allowsWinograd` of the plan being recorded (set for the span of `run`).
+    private(set) var recordingAllowsWinograd = true
 
     /// Largest tensor range a dispatch binds: maxStorageBufferRange, and at most
     /// maxTexelBufferElements floats since tensors are bound as texel views. Tests lower it to
@@ -74,6 +74,7 @@ public final class VulkanBackend: NetworkBackend {
     /// Bytes per element of a plan buffer in the current run.
     func elementBytes(_ buffer: ExecutionPlan.Buffer) -> Int { isHalf(buffer) ? 2 : 4 }
     func isHalf(_ buffer: ExecutionPlan.Buffer) -> Bool { runHalfBuffers.contains(buffer) }
+    public var lastRunHalfBuffers: Set<ExecutionPlan.Buffer> { runHalfBuffers }
 
     /// With fp16 storage the plan's last step (a instance_norm apply into `plan.output`) writes this
     /// fp32 buffer instead, which is what the run downloads.
@@ -220,7 +221,8 @@ public final class VulkanBackend: NetworkBackend {
     public func run(_ plan: ExecutionPlan, inputs: [ExecutionPlan.Buffer: [Float]], normParameters: [Float],
                     affine: [Float]?, outputs: [ExecutionPlan.Buffer]) throws -> [ExecutionPlan.Buffer: [Float]] {
         let usedLayers = plan.steps.compactMap(\.layer).max().map { $0 + 1 } ?? 0
-        runAllowsWinograd = Self.allowsWinograd(plan)
+        recordingAllowsWinograd = Self.allowsWinograd(plan)
+        defer { recordingAllowsWinograd = true }
         try prepareGraphConstants(plan)
         currentConstants = plan.constants
         defer { currentConstants = nil }

@@ -88,9 +88,9 @@ extension VulkanBackend {
     }
 
     /// The uniform-buffer layout of `conv` on this backend (`usesWinograd`, and not in a plan
-    /// with fake quantisation: `runAllowsWinograd`).
+    /// with fake quantisation: `recordingAllowsWinograd`).
     func graphWeightsLayout(_ conv: ExecutionPlan.Conv2D) -> VulkanGraphWeights? {
-        Self.graphWeightsLayout(conv, winograd: usesWinograd && runAllowsWinograd)
+        Self.graphWeightsLayout(conv, winograd: usesWinograd && recordingAllowsWinograd)
     }
 
     /// Whether a plan may run its 3x3 layers by Winograd: not when it has fake quantisation

@@ -3,13 +3,13 @@ extension VulkanBackend {
     /// rows: "[pointwise]", "[general]", "[depthwise]" (the graph shaders of
     /// `VulkanConv2DGraph*.swift`), `ProfileReport.winogradMark` (conv2d_graph_winograd.comp), "[conv2d_graph.comp]" (grouped layers and maps under
     /// `minimumUniformWeightsPlane` pixels) or "[conv2d.comp]" (the style network); nil for
-    /// other steps. Fused steps get none: `gpustyle profile` gives this backend their parts
+    /// other steps. Winograd depends on the plan (`allowsWinograd`). Fused steps get none: `gpustyle profile` gives this backend their parts
     /// (`ExecutionPlan.splittingFusedSteps`), which it records one by one anyway.
-    public func kernelNote(for step: ExecutionPlan.Step) -> String? {
+    public func kernelNote(for step: ExecutionPlan.Step, in plan: ExecutionPlan) -> String? {
         switch step {
         case .convolution: return "[conv2d.comp]"
         case .conv2d(let conv):
-            guard let layout = graphWeightsLayout(conv) else { return "[conv2d_graph.comp]" }
+            guard let layout = Self.graphWeightsLayout(conv, winograd: usesWinograd && Self.allowsWinograd(plan)) else { return "[conv2d_graph.comp]" }
             switch layout.kind {
             case .pointwise: return "[pointwise]"
             case .general: return "[general]"
