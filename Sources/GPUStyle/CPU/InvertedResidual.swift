@@ -44,10 +44,10 @@ enum CPUInvertedResidual {
         /// 96->96->192 at 3x80 0.228 -> 0.195, 160->160->160 at 1x40 0.045 -> 0.036; two cores (at
         /// nice -20): 0.078-0.088 -> 0.075-0.083, 0.100-0.115 -> 0.098-0.111, 0.026-0.028 ->
         /// 0.030-0.032 (0.206 ms in all, as before).
-        /// On by default again: with it off, the face mesh's blocks without an expansion (as their
-        /// parts) came out 6.2e-3 (relative to the largest output) from the fused kernel and the
-        /// Vulkan path, which agree to 9.5e-7 (`bench --network mesh`; not yet explained), and
-        /// the gain is on one core only.
+        /// On by default: the gain is on one core only. (With it off the face mesh had come out
+        /// 6.2e-3 from the fused kernel and Vulkan: its 3x3 maps' depthwise parts wrote 2 floats
+        /// past their output into a tensor another branch still read; fixed in the depthwise
+        /// kernel, `Conv2DTests.testCPUWritesNothingOutsideTheOutputOnEveryISA`.)
         var blockedWithoutExpansion = true
         /// Blocks split by rows with an expansion hold their strips channel-blocked too.
         /// Classify, 2 threads, 10 alternating profiles against NCHW strips: the 112x112 -> 56x56
