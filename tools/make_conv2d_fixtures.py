@@ -109,6 +109,14 @@ CASES = {
     # padded copy and stores it masked), with GELU and with PReLU; 21 outputs (a partial block).
     "pointwise_37_pixels_gelu": (80, 1, 37, 21, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, GELU, 0, 0, 2),
     "pointwise_37_pixels_prelu": (16, 1, 37, 21, (1, 1), (1, 1), (0, 0, 0, 0), 1, True, PRELU, 0, 0, 2),
+    # Depthwise outputs 1-3 columns wide and 3+ rows high: a row's 8-float vector reaches past
+    # the row below it, so past the plane from the last rows (the CPU kernel wrote 2-7 floats
+    # into the next tensor). The face mesh's 6x6 -> 3x3 stride-2 layer, a 3x3 map at stride 1,
+    # and rows of 2 and of 1.
+    "depthwise_s2_same_upper_6x6": (20, 6, 6, 20, (3, 3), (2, 2), (0, 0, 1, 1), 20, True, IDENTITY, 0, 0, 1),
+    "depthwise_s1_3x3": (20, 3, 3, 20, (3, 3), (1, 1), (1, 1, 1, 1), 20, True, RELU6, 0, 0, 6),
+    "depthwise_s1_narrow_5x2": (9, 5, 2, 9, (3, 3), (1, 1), (1, 1, 1, 1), 9, True, IDENTITY, 0, 0, 1),
+    "depthwise_s1_narrow_4x1": (9, 4, 1, 9, (3, 3), (1, 1), (1, 1, 1, 1), 9, False, IDENTITY, 0, 0, 1),
 }
 
 # name: cin, h, w, cout, bias[, activation, alpha, beta]. Rows of 37 and 40 columns cover the

@@ -113,7 +113,7 @@ enum Conv2DFixtures {
 final class Conv2DTests: XCTestCase {
     func testFixturesCoverTheCases() throws {
         let names = try Conv2DFixtures.names(prefix: "conv2d_")
-        XCTAssertEqual(names.count, 43, "\(names)")
+        XCTAssertEqual(names.count, 47, "\(names)")
     }
 
     func testCPUMatchesTorchOnEveryISA() throws {
@@ -188,6 +188,25 @@ final class Conv2DTests: XCTestCase {
             let t = try Fixtures.tensors(name)
             let got = try Conv2DFixtures.run(CPUBackend(weights: []), Conv2DFixtures.conv2d(t, inPool: true))
             Conv2DFixtures.assertClose(got, t["output"]!, "\(name) in the pool")
+        }
+    }
+
+    /// Every fixture in the pool on every instruction set leaves every float of the pool outside
+    /// its output as it was. The depthwise kernel's last rows of 1-3 columns stored a whole
+    /// 8-float vector and wrote up to 7 floats past the plane (the face mesh's 6x6 -> 3x3 layer,
+    /// run as the parts of an inverted residual block, overwrote the first floats of a tensor
+    /// another branch still read).
+    func testCPUWritesNothingOutsideTheOutputOnEveryISA() throws {
+        try InstructionSet.forEachSupported { isa in
+            for name in try Conv2DFixtures.names(prefix: "conv2d_") {
+                let made = Conv2DFixtures.conv2d(try Fixtures.tensors(name), inPool: true)
+                let before = made.inputs[.pool]!
+                let after = try CPUBackend(weights: []).run(made.plan, inputs: made.inputs, normParameters: [], affine: nil,
+                                                            outputs: [.pool])[.pool]!
+                let output = made.output.offset..<made.output.offset + made.output.floatCount
+                let changed = after.indices.filter { !output.contains($0) && after[$0] != before[$0] }
+                XCTAssertEqual(changed, [], "\(name) on \(isa): floats outside the output \(output) changed")
+            }
         }
     }
 

@@ -35,20 +35,22 @@ enum CPUInvertedResidual {
         /// with 14x14 outputs 0.71-0.75 of the time, 7x7 0.63-0.69, 28x28 0.87-0.99; with 56x56
         /// outputs 1.18-1.35 (a part's filtered channels, 1.2 MB, crowd its L2).
         var blockedPixels = 784
-        /// Whether blocks without an expansion run channel-blocked too (tests); otherwise they run
-        /// as their parts, a depthwise step and a 1x1 GEMM. Without an expansion a channel part's
-        /// projection sums only its own few filtered channels (the recogniser's 48->48->96 at 6x80:
-        /// 24 per part on two threads) and adds the parts' partial sums after. The recogniser's
-        /// three such blocks as parts, AMD EPYC Zen 4, 6 alternating profiles (machine loaded),
-        /// one core (as the live pipeline runs them): 48->48->96 at 6x80 0.225 -> 0.151 ms,
-        /// 96->96->192 at 3x80 0.228 -> 0.195, 160->160->160 at 1x40 0.045 -> 0.036; two cores (at
-        /// nice -20): 0.078-0.088 -> 0.075-0.083, 0.100-0.115 -> 0.098-0.111, 0.026-0.028 ->
-        /// 0.030-0.032 (0.206 ms in all, as before).
-        /// On by default again: with it off, the face mesh's blocks without an expansion (as their
-        /// parts) came out 6.2e-3 (relative to the largest output) from the fused kernel and the
-        /// Vulkan path, which agree to 9.5e-7 (`bench --network mesh`; not yet explained), and
-        /// the gain is on one core only.
-        var blockedWithoutExpansion = true
+        /// Whether blocks without an expansion run channel-blocked too (tests); otherwise (the
+        /// default) they run as their parts, a depthwise step and a 1x1 GEMM. Without an expansion
+        /// a channel part's projection sums only its own few filtered channels (the recogniser's
+        /// 48->48->96 at 6x80: 24 per part on two threads) and adds the parts' partial sums after;
+        /// the face mesh's 64->64->64 at 24x24 took 0.17 ms that way, 0.07 as its parts.
+        /// AMD EPYC Zen 4, `gpustyle profile --device cpu` of the two builds alternating (load 5-7),
+        /// medians of per-round ratios parts / channel-blocked over the blocks without an
+        /// expansion: the face mesh on two cores 0.445 (6 rounds, 0.435-0.456; 1.25 -> 0.55 ms; all
+        /// steps 0.71), on one core 0.57 (4 rounds; all steps 0.80); the recogniser on two cores
+        /// 0.94 (4 rounds, 0.93-0.95; all steps 1.00), and earlier on one core 0.67-0.85 per block;
+        /// the text detector's two at 17x30 0.77 (4 rounds, 0.77-0.78; 0.32 -> 0.25 ms); the
+        /// faces' one (128->128->256 at 16x16) 1.00. Classify has none on a small map.
+        /// (Until the depthwise kernel's fix, `Conv2DTests.testCPUWritesNothingOutsideTheOutputOnEveryISA`,
+        /// the parts had put the mesh 6.2e-3 from the fused kernel and Vulkan: its 3x3 maps'
+        /// depthwise steps wrote 2 floats past their output into a tensor another branch read.)
+        var blockedWithoutExpansion = false
         /// Blocks split by rows with an expansion hold their strips channel-blocked too.
         /// Classify, 2 threads, 10 alternating profiles against NCHW strips: the 112x112 -> 56x56
         /// block 0.82 of the time, the 56x56 one 0.91.
