@@ -15,7 +15,7 @@ extension VulkanBackend {
     /// rounds in one process, lavapipe on AMD EPYC Zen 4, 2 cores shared at load 5-6): medians
     /// 1.30, 1.35, 1.36 and once 0.94 in four runs of 7-25 rounds, fastest rounds 3.58 against
     /// 2.72 ms; 16 output channels per invocation instead of 8 measured 0.98-1.19 alone and
-    /// 1.39 with 8 pixels (1.35 without), so the weight layout keeps 8. Their 64-bit stores
+    /// 0.92-1.42 with 8 pixels, no clear gain, so the weight layout keeps 8. Their 64-bit stores
     /// measured 1.07-1.12 here with 4 pixels; in the previous session, against the 1x1 layers in
     /// separate runs, no gain (MobileNetV2's 3->32 0.82-1.05 against 0.75-1.22 of the 1x1 GFLOP/s).
     static let stemPixels = 8
