@@ -8,10 +8,11 @@ import CVulkan
 ///
 /// Device time with rgba32f texel stores over time with 64-bit stores, per kind
 /// (VulkanConv2DGraphStoresTimingTests: MobileNetV2's chain at 224x224, RetinaFace-like 3x3
-/// layers at 160x120, a 3 -> 8 3x3/2 stem at 640x480; medians of 15 alternating rounds in one
-/// process, three runs, lavapipe on AMD EPYC Zen 4, 2 cores shared at load 5-6): 1x1 1.07-1.11,
-/// Winograd 1.06-1.17, the 3-channel stems 1.07-1.12, depthwise (the control) 1.17-1.35; the
-/// general 16 -> 64 3x3/2 0.95-0.99, no gain (144 multiply-adds per stored float, the stems 27).
+/// layers at 160x120, a 3 -> 8 3x3/2 stem at 640x480; medians of 9-15 alternating rounds in one
+/// process, seven runs, lavapipe on AMD EPYC Zen 4, 2 cores shared at load 4-6.5): 1x1 0.95-1.14
+/// (median 1.07), Winograd 0.90-1.17 (1.06), the 3-channel stems 1.07-1.87 (1.16), depthwise (the
+/// control) 0.85-1.35 (1.12); the general 16 -> 64 3x3/2 0.95-0.99 in three runs, no gain (144
+/// multiply-adds per stored float, the stems 27), so other general layers keep texel stores.
 extension VulkanBackend {
     /// Per shader kind, whether its vec4 output runs take the u64 build where `storesU64` allows.
     static let pointwiseStoresU64 = true
