@@ -17,7 +17,9 @@
 // summed in input-channel order.
 // Texel fetches and storage texel stores are per-lane gathers and scatters on lavapipe, and a
 // depthwise or narrow layer does only 9-27 multiply-adds per float it moves: rows of whole vec4s
-// are read as vec4s (VEC_INPUT) and, in the conv2d_graph_general_vec4 build, stored as vec4s.
+// are read as vec4s (VEC_INPUT) and, in the conv2d_graph_general_vec4 build, stored as vec4s;
+// the 3-channel stems (PX = 8, VulkanBackend.stemPixels) store them as 64-bit words in the
+// conv2d_graph_general_u64 build (conv2d_graph_store.glsl).
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;

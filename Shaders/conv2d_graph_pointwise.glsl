@@ -20,7 +20,9 @@
 // Storage texel stores are per-lane scatters on lavapipe and dominated layers with few input
 // channels (an expansion 16 -> 96 channels does 16 multiply-adds per stored float): where the
 // plane is a multiple of 4 pixels and the output region starts on a vec4, the
-// conv2d_graph_pointwise_vec4 build stores 4 pixels per store through an RGBA view.
+// conv2d_graph_pointwise_vec4 build stores 4 pixels per store through an RGBA view, and the
+// conv2d_graph_pointwise_u64 build (fp32 outputs, shaderInt64) each vec4 as two 64-bit words
+// into storage buffers (conv2d_graph_store.glsl, VulkanBackend.graphStoresU64).
 //
 // Input fetches are vec4s through an RGBA view on every plane size (VEC_INPUT): a run of PX
 // pixels (PX a multiple of 4, starting at a multiple of 4) of channel ci starts at float
@@ -58,7 +60,12 @@ layout(binding = 0) uniform samplerBuffer inputs;   // R32F or RGBA32F (VEC_INPU
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
 layout(binding = 4) uniform samplerBuffer addend;   // the add's other operand (ADD), like outputs
 #include "storage_format.glsl"
-#ifdef GRAPH_VEC4_OUTPUT
+#if defined(GRAPH_U64_OUTPUT)
+#extension GL_ARB_gpu_shader_int64 : require
+layout(std430, binding = 3) buffer Outputs { u64vec2 outputs[]; };  // fp32 pairs
+layout(std430, binding = 5) writeonly buffer Sums { u64vec2 sums[]; };
+const bool VEC_OUTPUT = true;
+#elif defined(GRAPH_VEC4_OUTPUT)
 layout(binding = 3, GS_OUTPUT_RGBA) uniform imageBuffer outputs;
 layout(binding = 5, GS_OUTPUT_RGBA) uniform writeonly imageBuffer sums;
 const bool VEC_OUTPUT = true;
@@ -108,8 +115,8 @@ const int SHIFT3 = (START_MOD4 + 3 * PLANE_MOD4) & 3;
 }
 
 // The add's other operand for the run from pixel `first` of the plane starting at `base`
-// (indices past `last` read `last`), and the convolution's own outputs (KEEP_SUM), as
-// conv2d_graph_store.glsl's loadRun and storeRun do for binding 3.
+// (indices past `last` read `last`), as conv2d_graph_store.glsl's loadRun does for binding 3,
+// and the store of the convolution's own outputs to binding 5 (KEEP_SUM).
 void loadAddend(uint base, uint first, uint last, out float b[PX]) {
     if (VEC_OUTPUT) {
         [[unroll]] for (int q = 0; q < PX / 4; q++) {
@@ -121,19 +128,7 @@ void loadAddend(uint base, uint first, uint last, out float b[PX]) {
     }
 }
 
-void storeSums(uint at, int valid, float v[PX]) {
-    if (VEC_OUTPUT) {
-        [[unroll]] for (int q = 0; q < PX / 4; q++) {
-            if (4 * q >= valid) break;
-            imageStore(sums, int(at >> 2) + q, vec4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]));
-        }
-    } else {
-        [[unroll]] for (int i = 0; i < PX; i++) {
-            if (i >= valid) break;
-            imageStore(sums, int(at + uint(i)), vec4(v[i]));
-        }
-    }
-}
+GRAPH_STORE_RUN(storeSums, sums)
 
 void main() {
     uint first = gl_GlobalInvocationID.x * uint(PX);

@@ -21,7 +21,9 @@
 // One dispatch covers `cinCount` input channels from `cinStart` and up to 8 weight pieces
 // (conv2d_graph_weights.glsl). A later input-channel chunk adds its output tile to the partial
 // sums the previous one stored (ACCUMULATE); the transforms are linear, so that is the sum of
-// the chunks' convolutions; the last chunk applies the epilogue.
+// the chunks' convolutions; the last chunk applies the epilogue. Output rows of whole vec4s are
+// stored as vec4s (conv2d_graph_winograd_vec4) or, with fp32 outputs and shaderInt64, as 64-bit
+// words (conv2d_graph_winograd_u64, conv2d_graph_store.glsl).
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;

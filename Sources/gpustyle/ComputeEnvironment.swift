@@ -8,7 +8,7 @@ extension ComputeOptions {
     /// - GPUSTYLE_VULKAN_VALIDATION=1: the validation layer on every Vulkan context.
     /// - GPUSTYLE_VULKAN_FP16=1: fp16 storage of intermediate tensors on Vulkan (every network).
     /// - GPUSTYLE_VULKAN_FAULT=device-lost: every queue submission fails; =no-fp16: the device
-    ///   reports no 16-bit float texel formats (test hooks).
+    ///   reports no 16-bit float texel formats; =no-int64: the device reports no shaderInt64 (test hooks).
     /// `device` stays `.auto`; the commands set it from --device/--gpu-id.
     static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> ComputeOptions {
         var options = ComputeOptions()

@@ -9,6 +9,8 @@ public struct ComputeOptions: Sendable, Equatable {
         case deviceLost = "device-lost"
         /// The device reports no 16-bit float texel buffer formats (fp16 storage's fallback).
         case noHalfFormats = "no-fp16"
+        /// The device reports no shaderInt64 (the graph convolutions' texel-store fallback).
+        case noInt64 = "no-int64"
     }
 
     /// Where to run. Default `.auto`: a real GPU when Vulkan has one, else the CPU path.

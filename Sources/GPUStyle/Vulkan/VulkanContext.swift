@@ -30,8 +30,9 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
     /// convolutions bind several weight pieces per dispatch that way.
     let uniformArrayIndexing: Bool
     /// Whether shaders may use 64-bit integers (shaderInt64, enabled when the device has it):
-    /// the depthwise graph convolution stores its output as pairs of floats packed into 64-bit
-    /// words where it may (`VulkanBackend.depthwiseStoresU64`).
+    /// the graph convolutions store their outputs as pairs of floats packed into 64-bit words
+    /// where they may (`VulkanBackend.depthwiseStoresU64`, `VulkanBackend.storesU64`). False
+    /// under `ComputeOptions.Fault.noInt64` (tests of the fallback).
     let int64: Bool
 
     /// Largest byte range one tensor binding may cover: tensors are read through texel buffers
@@ -115,8 +116,8 @@ public final class VulkanContext: @unchecked Sendable {  // queue access is seri
         uniformArrayIndexing = supported.shaderUniformBufferArrayDynamicIndexing != 0
         var features = VkPhysicalDeviceFeatures()
         features.shaderUniformBufferArrayDynamicIndexing = supported.shaderUniformBufferArrayDynamicIndexing
-        int64 = supported.shaderInt64 != 0
-        features.shaderInt64 = supported.shaderInt64
+        int64 = supported.shaderInt64 != 0 && options.fault != .noInt64
+        features.shaderInt64 = int64 ? supported.shaderInt64 : 0
 
         var priority: Float = 1
         var device: VkDevice?

@@ -25,15 +25,18 @@ extension VulkanBackend {
         let vectorOutput = plane % 4 == 0 && ([destination, conv.output] + (addend.map { [$0] } ?? [])).allSatisfy { $0.offset % 4 == 0 }
         let runs = (plane + px - 1) / px
         let local = graphLocalSize(runs)
+        let sums = keepSum && add != nil ? conv.output : destination
+        let u64 = vectorOutput && Self.pointwiseStoresU64 && storesU64([destination, sums])
         let r = VK_FORMAT_R32_SFLOAT, rgba = VK_FORMAT_R32G32B32A32_SFLOAT
         let out = vectorOutput ? rgba : r
-        let shader = VulkanShader(name: vectorOutput ? "conv2d_graph_pointwise_vec4" : "conv2d_graph_pointwise",
+        let stored: VulkanBindingKind = u64 ? .storage : .storageTexels(out)
+        let shader = VulkanShader(name: u64 ? "conv2d_graph_pointwise_u64"
+                                    : vectorOutput ? "conv2d_graph_pointwise_vec4" : "conv2d_graph_pointwise",
                                   bindings: [.texels(input == nil ? r : rgba), .uniforms(Self.graphWeightPieces), .texels(r),
-                                             .storageTexels(out), .texels(out), .storageTexels(out)],
+                                             stored, .texels(out), stored],
                                   pushConstantWords: 11)
             .storing(half: [isHalf(conv.input.buffer), false, false, isHalf(destination.buffer),
                             isHalf((addend ?? destination).buffer), isHalf(destination.buffer)])
-        let sums = keepSum && add != nil ? conv.output : destination
         try dispatchGraphConvPieces(conv, shader: shader, layout: layout, weights: weights, extras: extras,
                                     input: input ?? binding(conv.input), output: binding(destination),
                                     more: [binding(addend ?? destination), binding(sums)],
@@ -126,12 +129,15 @@ extension VulkanBackend {
 
     /// A uniform-buffer graph convolution shader (bindings: input, weights, extras, output):
     /// with `vectorInput` the input is an RGBA view (the shader's VEC_INPUT), with
-    /// `vectorOutput` the "_vec4" build storing 4 floats per store through an RGBA view.
-    static func graphConvShader(_ stem: String, vectorInput: Bool, vectorOutput: Bool, pushConstantWords: Int) -> VulkanShader {
+    /// `vectorOutput` the "_vec4" build storing 4 floats per store through an RGBA view, or
+    /// with `u64` too the "_u64" build storing them as 64-bit words into a storage buffer.
+    static func graphConvShader(_ stem: String, vectorInput: Bool, vectorOutput: Bool, u64: Bool = false,
+                                pushConstantWords: Int) -> VulkanShader {
         let r = VK_FORMAT_R32_SFLOAT, rgba = VK_FORMAT_R32G32B32A32_SFLOAT
-        return VulkanShader(name: vectorOutput ? stem + "_vec4" : stem,
+        precondition(!u64 || vectorOutput, "\(stem): 64-bit stores need runs of whole vec4s")
+        return VulkanShader(name: u64 ? stem + "_u64" : vectorOutput ? stem + "_vec4" : stem,
                             bindings: [.texels(vectorInput ? rgba : r), .uniforms(graphWeightPieces), .texels(r),
-                                       .storageTexels(vectorOutput ? rgba : r)],
+                                       u64 ? .storage : .storageTexels(vectorOutput ? rgba : r)],
                             pushConstantWords: pushConstantWords)
     }
 

@@ -69,7 +69,8 @@ extension VulkanBackend {
         let (runsPerRow, runs) = Self.winogradRuns(conv.output)
         let local = graphLocalSize(runs)
         let (vectorInput, vectorOutput) = px % 4 == 0 ? vectorViews(conv, pixels: px) : (false, false)
-        let shader = Self.graphConvShader("conv2d_graph_winograd", vectorInput: vectorInput, vectorOutput: vectorOutput,
+        let u64 = vectorOutput && Self.winogradStoresU64 && storesU64([conv.output])
+        let shader = Self.graphConvShader("conv2d_graph_winograd", vectorInput: vectorInput, vectorOutput: vectorOutput, u64: u64,
                                           pushConstantWords: 17)
         let tile = [local, tiles, layout.co, 0, 0, 0, 0, vectorInput ? 1 : 0,
                     vectorInput ? 4 - conv.padding.left : 0]

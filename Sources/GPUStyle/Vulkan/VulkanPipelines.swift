@@ -131,6 +131,8 @@ final class VulkanPipelineCache {
     }
 
     var count: Int { pipelines.count }
+    /// The shaders (SPIR-V builds) this cache has made pipelines of: tests check which build ran.
+    var shaderNames: Set<String> { Set(layouts.keys.map(\.name)) }
 
     /// The pipeline for `shader` with specialization constants 0..<n set to `constants`.
     func pipeline(_ shader: VulkanShader, constants: [UInt32] = []) throws -> VulkanPipeline {
