@@ -24,8 +24,11 @@ extension VulkanBackend {
     /// 24->144->24 at 56x56 0.58-0.87x, 32->32->16 at 112x112 0.94-1.16x. On smaller maps
     /// (28x28 and below) even one pass of the depthwise measured 0.94-1.47x, and with more
     /// outputs than one invocation's blocks each extra row of blocks recomputes it: 1.02-1.34x
-    /// for 64-320 outputs at 7x7-14x14.
-    static let depthwisePointwiseMaximumOutputs = 4 * 8
+    /// for 64-320 outputs at 7x7-14x14. With 32 outputs (4 blocks, a 256-float register tile)
+    /// it lost on large maps too: 24->144->32 at 56x56 stride 2 1.00-1.16x, and `gpustyle
+    /// profile --network faces --size 640x480` 32->32->32 at 120x160 12.0 ms against 1.9 + 4.0
+    /// for its parts (8->8->16 at 240x320: 7.1 against 4.0 + 4.0).
+    static let depthwisePointwiseMaximumOutputs = 3 * 8
     static let depthwisePointwiseMinimumPlane = 56 * 56
 
     /// Whether the block's depthwise convolution and projection (and its residual add) run as
