@@ -42,7 +42,8 @@ extension VulkanBackend {
             // fused passes keep the intermediate tensors in cache, or never make them; here they
             // are in the pool), but an inverted residual's add is its projection's epilogue,
             // which then stores the sum only (the block's projection output is read by the add
-            // alone, `GraphLowering.invertedResidualChains`).
+            // alone, `GraphLowering.invertedResidualChains`); where `fusesDepthwiseProjection`
+            // holds, the depthwise, projection and add are one dispatch.
             let parts = step.parts
             var n = 0
             while n < parts.count {
