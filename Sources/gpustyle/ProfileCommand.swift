@@ -101,8 +101,9 @@ struct ProfileCommand: ParsableCommand {
         func profile(_ label: String, _ backend: NetworkBackend, limits: () throws -> DeviceLimits?, pid: Int, track: String) throws {
             let measured = try limits()
             // The Vulkan backend records a fused step's parts (a style convolution's, an inverted
-            // residual block's): it gets them as steps of their own, each named by its shader.
-            let plan = backend is CPUBackend ? plan : plan.splittingFusedSteps()
+            // residual block's): it gets them as steps of their own, each named by its shader
+            // (a block's depthwise, projection and add stay one step where it fuses them).
+            let plan = (backend as? VulkanBackend)?.splittingFusedSteps(plan) ?? plan
             let results = try Profiler.profile(backend, plan: plan, inputs: inputs, normParameters: parameters, runs: runs)
             reports.append(ProfileReport(path: label, device: backend.name, plan: plan, runs: results, limits: measured,
                                          kernelNote: { backend.kernelNote(for: $0, in: plan) }))

@@ -242,7 +242,9 @@ final class ProfileTests: XCTestCase {
             if network != .style && !stepKinds[0].contains(where: { $0.hasPrefix("inverted_residual") }) {
                 XCTAssertEqual(cpuKinds, vulkanKinds, "\(network): the same steps on both paths")
             }
-            XCTAssertFalse(vulkanKinds.contains { $0.hasPrefix("inverted_residual") }, "\(network): blocks split on Vulkan")
+            // A block's depthwise, projection and add stay one step where the backend fuses them.
+            XCTAssertFalse(stepKinds[1].contains { $0.hasPrefix("inverted_residual") && !$0.contains("[dwpw]") },
+                           "\(network): blocks split on Vulkan")
             XCTAssertNotNil(reports[1]["device_ms"], "\(network): the Vulkan path's device span")
         }
     }
@@ -258,13 +260,17 @@ final class ProfileTests: XCTestCase {
         let rows = lines[(start + 1)...].prefix { !$0.isEmpty }
         let kinds = rows.map { $0.components(separatedBy: "  ")[0] }
         for kind in ["conv2d 1x1 [pointwise]", "conv2d depthwise 3x3 [depthwise]", "conv2d depthwise 3x3/2 [depthwise]",
-                     "conv2d 3x3/2 [general]", "conv2d 1x1 [conv2d_graph.comp]", "all convolutions"] {
+                     "conv2d 3x3/2 [general]", "conv2d 1x1 [conv2d_graph.comp]", "inverted_residual 3x3 [dwpw]",
+                     "inverted_residual 3x3/2 [dwpw]", "all convolutions"] {
             XCTAssertTrue(kinds.contains(kind), "\(kind) in \(kinds)")
         }
         func steps(_ row: String) -> Int { Int(row.split(separator: " ", omittingEmptySubsequences: true).first { Int($0) != nil }!)! }
-        // MobileNetV2: 52 convolutions and the classifier (1x1 on a 1x1 map).
-        XCTAssertEqual(rows.dropLast().map(steps).reduce(0, +), 53)
-        XCTAssertEqual(steps(rows.last!), 53)
+        // MobileNetV2: 52 convolutions and the classifier (1x1 on a 1x1 map); a fused block's
+        // step ("[dwpw]", conv2d_graph_dwpw.comp) is two of them.
+        let fused = rows.filter { $0.contains("[dwpw]") }.map(steps).reduce(0, +)
+        XCTAssertGreaterThan(fused, 0)
+        XCTAssertEqual(rows.dropLast().map(steps).reduce(0, +) + fused, 53)
+        XCTAssertEqual(steps(rows.last!) + fused, 53)
     }
 
     /// With the limits measured (no --skip-limits), every step on both paths is placed on its

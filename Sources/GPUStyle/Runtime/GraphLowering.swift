@@ -64,11 +64,15 @@ public enum GraphLowering {
                 // live until its output is written (the CPU's fused pass reads one while it
                 // writes the other), and so does the projection's input: the Vulkan backend
                 // makes the add the projection's epilogue (VulkanBackend.fusedAdd), which must
-                // not write over what other workgroups still read.
+                // not write over what other workgroups still read. The depthwise input stays live
+                // until then too: the Vulkan backend may fuse the depthwise convolution into the
+                // projection (VulkanBackend.fusesDepthwiseProjection), reading the one while
+                // writing the projection's output or the add's.
                 if let expand { steps.append((nil, [blockInput], expand.2)) }
                 steps.append((nil, [depthwise.1, blockInput], depthwise.2))
-                if chain.add != nil { steps.append((nil, [project.1, blockInput], project.2)) }
-                add(reads: [chain.add == nil ? depthwise.2 : project.2, blockInput] + (chain.add == nil ? [] : [project.1]),
+                if chain.add != nil { steps.append((nil, [project.1, blockInput, depthwise.1], project.2)) }
+                add(reads: [chain.add == nil ? depthwise.2 : project.2, blockInput, depthwise.1]
+                        + (chain.add == nil ? [] : [project.1]),
                     writes: out) { r in
                     .invertedResidual(.init(
                         expand: expand.map { conv2d($0.0, r[$0.1], r[$0.2], padding: .zero, tensor: $0.2) },

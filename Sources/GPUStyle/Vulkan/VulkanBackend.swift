@@ -31,6 +31,9 @@ public final class VulkanBackend: NetworkBackend {
     /// (`runsWinograd`, conv2d_graph_winograd.comp); tests turn it off to compare with the
     /// direct shader on the same device.
     var usesWinograd = true
+    /// Where an inverted residual block's depthwise convolution runs fused into its projection
+    /// (`fusesDepthwiseProjection`, conv2d_graph_dwpw.comp); tests change it to compare.
+    var depthwisePointwise = DepthwisePointwiseUse.wherePaying
     /// `allowsWinograd` of the plan being recorded (set for the span of `run`).
     private(set) var recordingAllowsWinograd = true
 

@@ -125,6 +125,14 @@ extension VulkanBackend {
         .init(constants: ObjectIdentifier(constants), kind: "extras", indices: [bias ?? -1, slopes ?? -1, channels])
     }
 
+    /// The uploaded weights and extras (bias, PReLU slopes) of a uniform-buffer graph convolution.
+    func graphConstantRanges(_ conv: ExecutionPlan.Conv2D) -> (weights: VulkanBufferRange, extras: VulkanBufferRange) {
+        guard let constants = currentConstants else { preconditionFailure("a conv2d step in a plan without constants") }
+        let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
+        return (graphConstants.range(weightKey(conv, constants)),
+                graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes, channels: conv.output.channels, constants)))
+    }
+
     /// Uploads what the plan's convolutions need and is not on the device yet. Called before
     /// the run uses the staging buffer.
     func prepareGraphConstants(_ plan: ExecutionPlan) throws {

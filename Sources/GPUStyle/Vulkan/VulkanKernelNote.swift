@@ -3,8 +3,11 @@ extension VulkanBackend {
     /// rows: "[pointwise]", "[general]", "[depthwise]" (the graph shaders of
     /// `VulkanConv2DGraph*.swift`), `ProfileReport.winogradMark` (conv2d_graph_winograd.comp), "[conv2d_graph.comp]" (grouped layers and maps under
     /// `minimumUniformWeightsPlane` pixels) or "[conv2d.comp]" (the style network); nil for
-    /// other steps. Winograd depends on the plan (`allowsWinograd`). Fused steps get none: `gpustyle profile` gives this backend their parts
-    /// (`ExecutionPlan.splittingFusedSteps`), which it records one by one anyway.
+    /// other steps (Winograd depends on the plan: `allowsWinograd`); "[dwpw]" for a block's
+    /// depthwise convolution, projection and add run as one conv2d_graph_dwpw.comp dispatch (its
+    /// FLOPs are both convolutions'). Other fused steps get
+    /// none: `gpustyle profile` gives this backend their parts (`splittingFusedSteps`), which it
+    /// records one by one anyway.
     public func kernelNote(for step: ExecutionPlan.Step, in plan: ExecutionPlan) -> String? {
         switch step {
         case .convolution: return "[conv2d.comp]"
@@ -16,6 +19,8 @@ extension VulkanBackend {
             case .depthwise: return "[depthwise]"
             case .winograd: return ProfileReport.winogradMark
             }
+        case .invertedResidual(let block) where block.expand == nil && fusesDepthwiseProjection(block):
+            return "[dwpw]"
         default: return nil
         }
     }

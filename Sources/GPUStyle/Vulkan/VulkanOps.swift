@@ -42,12 +42,18 @@ extension VulkanBackend {
             // fused passes keep the intermediate tensors in cache, or never make them; here they
             // are in the pool), but an inverted residual's add is its projection's epilogue,
             // which then stores the sum only (the block's projection output is read by the add
-            // alone, `GraphLowering.invertedResidualChains`).
+            // alone, `GraphLowering.invertedResidualChains`); where `fusesDepthwiseProjection`
+            // holds, the depthwise, projection and add are one dispatch.
             let parts = step.parts
             var n = 0
             while n < parts.count {
                 if n > 0 { recorder.barrier() }
-                if case .invertedResidual = step, case .conv2d(let conv) = parts[n], n + 1 < parts.count,
+                if case .invertedResidual(let block) = step, case .conv2d(let conv) = parts[n], conv == block.depthwise,
+                   fusesDepthwiseProjection(block) {
+                    // The depthwise convolution, projection and residual add as one dispatch.
+                    try recordDepthwisePointwise(block, index: index)
+                    n = parts.count
+                } else if case .invertedResidual = step, case .conv2d(let conv) = parts[n], n + 1 < parts.count,
                    let add = fusedAdd(conv, parts[n + 1]) {
                     try recordConv2D(conv, index: index, add: add, keepSum: false)
                     n += 2
