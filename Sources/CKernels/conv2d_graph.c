@@ -21,6 +21,8 @@
 #include <immintrin.h>
 #endif
 
+/// Output channels per packed weight block (rows of the micro-kernel).
+#define GS_MR 8
 /// Pixels per GEMM task on large planes.
 #define GS_PIXEL_TILE 64
 /// Pixels per GEMM task on planes of 2048+ pixels (gemm_pixel_tile).

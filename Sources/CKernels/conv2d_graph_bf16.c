@@ -1,9 +1,8 @@
-// Graph convolutions in bf16: kinds 2 (GEMV), 3 (small maps) and 5 (direct 3x3,
-// conv2d_graph_direct_bf16_body.inc) and the inverted residual block's channel-blocked passes
-// (gs_conv2d_run_bf16, gs_inverted_residual_run_bf16). conv2d_blocked_body.inc and
-// inverted_residual_blocked_body.inc compiled with BK_BF16, as four twins: VDPBF16PS
-// (AVX512_BF16) and its emulation in the avx512, avx2 and portable twins (tests: the library runs
-// bf16 only where the CPU has the instruction).
+// Graph convolutions in bf16: kinds 2 (GEMV) and 3 (small maps) and the inverted residual block's
+// channel-blocked passes (gs_conv2d_run_bf16, gs_inverted_residual_run_bf16).
+// conv2d_blocked_body.inc and inverted_residual_blocked_body.inc compiled with BK_BF16, as four
+// twins: VDPBF16PS (AVX512_BF16) and its emulation in the avx512, avx2 and portable twins (tests:
+// the library runs bf16 only where the CPU has the instruction).
 #include "conv2d_graph.h"
 #include "inverted_residual.h"
 #include "activation.h"
@@ -19,24 +18,14 @@
 #endif
 
 int gs_conv2d_bf16_kind(const gs_conv2d_params *p, int kind) {
-    return (kind == 2 || kind == 3 || kind == 5) && p->groups == 1 && p->quant_scale <= 0;
+    return (kind == 2 || kind == 3) && p->groups == 1 && p->quant_scale <= 0;
 }
 
 /// Kind 2's terms: the flattened input.
 static int64_t gemv_terms(const gs_conv2d_params *p) { return (int64_t)p->in_channels * p->in_height * p->in_width; }
 
-/// Kind 5's output channels per micro-kernel tile (conv2d_graph_direct_bf16_body.inc); its
-/// packed weights hold whole tiles.
-#define GS_DIRECT_BF16_CO 4
-
-/// Kind 5's output channels rounded up to whole tiles.
-static int direct_channels(const gs_conv2d_params *p) {
-    return (p->out_channels + GS_DIRECT_BF16_CO - 1) / GS_DIRECT_BF16_CO * GS_DIRECT_BF16_CO;
-}
-
 int64_t gs_conv2d_bf16_packed_count(const gs_conv2d_params *p, int kind) {
     if (kind == 2) return (int64_t)p->out_channels * ((gemv_terms(p) + 1) / 2);
-    if (kind == 5) return (int64_t)direct_channels(p) * 9 * p->in_channels;
     return (int64_t)(p->out_channels + GS_CO_BLOCK - 1) / GS_CO_BLOCK * ((p->in_channels + 1) / 2) * GS_CO_BLOCK;
 }
 
@@ -48,17 +37,6 @@ void gs_conv2d_bf16_pack(const gs_conv2d_params *p, int kind, const float *prepa
             for (int64_t k = 0; k < pairs; k++) {
                 const float *w = prepared + co * n + 2 * k;
                 *packed++ = gs_bf16_pair(w[0], 2 * k + 1 < n ? w[1] : 0.0f);
-            }
-        return;
-    }
-    if (kind == 5) {
-        // [block of GS_MR outputs][tap][GS_MR] -> [output, zeros past the last][tap], each tap's
-        // weight twice (for the input's two parts, conv2d_graph_direct_bf16_body.inc).
-        const int taps = 9 * p->in_channels;
-        for (int co = 0; co < direct_channels(p); co++)
-            for (int k = 0; k < taps; k++) {
-                const float w = co < p->out_channels ? prepared[((int64_t)(co / GS_MR) * taps + k) * GS_MR + co % GS_MR] : 0.0f;
-                *packed++ = gs_bf16_pair(w, w);
             }
         return;
     }
@@ -75,13 +53,11 @@ void gs_conv2d_bf16_pack(const gs_conv2d_params *p, int kind, const float *prepa
 }
 
 int64_t gs_conv2d_bf16_input_count(const gs_conv2d_params *p, int kind) {
-    if (kind == 5) return 0;
     if (kind == 2) return (gemv_terms(p) + 1) / 2;
     return (int64_t)(p->in_channels + 1) / 2 * p->in_height * p->in_width;
 }
 
 void gs_conv2d_bf16_input(const gs_conv2d_params *p, int kind, const float *input, uint32_t *pairs) {
-    if (kind == 5) return;
     if (kind == 2) {
         const int64_t n = gemv_terms(p);
         for (int64_t k = 0; 2 * k < n; k++) pairs[k] = gs_bf16_pair(input[2 * k], 2 * k + 1 < n ? input[2 * k + 1] : 0.0f);
@@ -116,10 +92,9 @@ void gs_conv2d_bf16_input(const gs_conv2d_params *p, int kind, const float *inpu
 #define GS_BF16_DISPATCH(name, ...) name##portable(__VA_ARGS__)
 #endif
 
-void gs_conv2d_run_bf16(const gs_conv2d_params *p, int kind, const float *input, const uint32_t *pairs,
-                        const uint32_t *packed, float *output, int64_t task_begin, int64_t task_end) {
-    if (kind == 5) GS_BF16_DISPATCH(direct_bf16_tasks_, p, input, packed, output, task_begin, task_end);
-    else if (kind == 2) GS_BF16_DISPATCH(gemv_bf16_tasks_, p, pairs, packed, output, task_begin, task_end);
+void gs_conv2d_run_bf16(const gs_conv2d_params *p, int kind, const uint32_t *pairs, const uint32_t *packed, float *output,
+                        int64_t task_begin, int64_t task_end) {
+    if (kind == 2) GS_BF16_DISPATCH(gemv_bf16_tasks_, p, pairs, packed, output, task_begin, task_end);
     else GS_BF16_DISPATCH(small_plane_bf16_tasks_, p, pairs, packed, output, task_begin, task_end);
 }
 

@@ -32,7 +32,7 @@ final class Conv2DGraphBF16Tests: XCTestCase {
         let tasks = kind == 2 ? (cout + Int(GS_GEMV_TILE) - 1) / Int(GS_GEMV_TILE) : (cout + Int(GS_CO_BLOCK) - 1) / Int(GS_CO_BLOCK)
         bias.withUnsafeBufferPointer { b in
             p.bias = b.baseAddress
-            gs_conv2d_run_bf16(&p, kind, input, pairs, packed, &output, 0, Int64(tasks))
+            gs_conv2d_run_bf16(&p, kind, pairs, packed, &output, 0, Int64(tasks))
         }
         let bf16 = Conv2DBF16Tests.bf16
         for co in 0..<cout {

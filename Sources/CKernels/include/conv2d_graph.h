@@ -41,9 +41,6 @@ void gs_conv2d_prepare(const gs_conv2d_params *p, const float *weights, float *p
 #define GS_CO_BLOCK 32
 /// Kind 2 (GEMV): output channels per task.
 #define GS_GEMV_TILE 16
-/// Kinds 0 and 5 (GEMM, direct 3x3): output channels per packed weight block, [out / 8][k][8]
-/// (rows of the micro-kernel).
-#define GS_MR 8
 int64_t gs_conv2d_prepared_count_kind(const gs_conv2d_params *p, int kind);
 void gs_conv2d_prepare_kind(const gs_conv2d_params *p, int kind, const float *weights, float *prepared);
 
@@ -66,20 +63,17 @@ int64_t gs_transposed_conv2d_items(int out_channels, int height);
 
 /// Name of the instruction set the graph convolutions use ("avx512", "avx2+fma", "portable").
 const char *gs_conv2d_isa(void);
-/// Kinds 2 (GEMV), 3 (small maps) and 5 (direct 3x3) in bf16 (conv2d_graph_bf16.c): the input
-/// and the weights rounded to bf16, two input terms to a 32-bit word (kind 3: input channels 2k
-/// and 2k + 1 of a pixel; kind 2: flattened input elements 2k and 2k + 1; kind 5: the weights
-/// only, each input value held as two bf16 parts, bf16(x) and bf16(x - bf16(x)), against the same
-/// weight), the products summed in fp32 by VDPBF16PS where
-/// gs_has_avx512_bf16 (else emulated: tests). The same tasks as gs_conv2d_run. The weights are
-/// packed once from the kind's fp32 packing (gs_conv2d_prepare_kind). Kinds 2 and 3 read the
-/// input rounded once per run into `pairs` by gs_conv2d_bf16_input; kind 5 reads the fp32
-/// `input` and rounds each output row's taps itself (gs_conv2d_bf16_input_count is 0).
+/// Kinds 2 (GEMV) and 3 (small maps) in bf16 (conv2d_graph_bf16.c): the input and the weights
+/// rounded to bf16, two input terms to a 32-bit word (kind 3: input channels 2k and 2k + 1 of a
+/// pixel; kind 2: flattened input elements 2k and 2k + 1), the products summed in fp32 by
+/// VDPBF16PS where gs_has_avx512_bf16 (else emulated: tests). The same tasks as gs_conv2d_run.
+/// The weights are packed once from the kind's fp32 packing (gs_conv2d_prepare_kind), the input
+/// rounded once per run by gs_conv2d_bf16_input.
 int gs_conv2d_bf16_kind(const gs_conv2d_params *p, int kind);
 int64_t gs_conv2d_bf16_packed_count(const gs_conv2d_params *p, int kind);
 void gs_conv2d_bf16_pack(const gs_conv2d_params *p, int kind, const float *prepared, uint32_t *packed);
 int64_t gs_conv2d_bf16_input_count(const gs_conv2d_params *p, int kind);
 void gs_conv2d_bf16_input(const gs_conv2d_params *p, int kind, const float *input, uint32_t *pairs);
-void gs_conv2d_run_bf16(const gs_conv2d_params *p, int kind, const float *input, const uint32_t *pairs,
-                        const uint32_t *packed, float *output, int64_t task_begin, int64_t task_end);
+void gs_conv2d_run_bf16(const gs_conv2d_params *p, int kind, const uint32_t *pairs, const uint32_t *packed, float *output,
+                        int64_t task_begin, int64_t task_end);
 #endif

@@ -102,16 +102,14 @@ final class CPUConv2D {
         let grain = max(1, 50_000 / max(1, step.multiplyAdds / max(tasks, 1)))
         let params = p
         if ConvolutionPrecision.inUse == .bf16 && gs_conv2d_bf16_kind(&p, kind) != 0 {
-            // The GEMV and the small-map kernel on bf16 pairs (the input rounded once per run), the
-            // direct 3x3 kernel on the fp32 input (each task rounds its rows' taps).
+            // The GEMV and the small-map kernel on bf16 pairs: the input rounded once per run.
             let weights = bf16Pairs(step), kind = kind
-            let pairs = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, Int(gs_conv2d_bf16_input_count(&p, kind))))
+            let pairs = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(gs_conv2d_bf16_input_count(&p, kind)))
             defer { pairs.deallocate() }
             gs_conv2d_bf16_input(&p, kind, input, pairs)
             ParallelFor.ranges(tasks, grain: grain) { range in
                 var local = params
-                gs_conv2d_run_bf16(&local, kind, input, pairs, weights, output, Int64(range.lowerBound),
-                                   Int64(range.upperBound))
+                gs_conv2d_run_bf16(&local, kind, pairs, weights, output, Int64(range.lowerBound), Int64(range.upperBound))
             }
             return
         }

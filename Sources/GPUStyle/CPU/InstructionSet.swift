@@ -30,9 +30,8 @@ public enum InstructionSet: Int32, Sendable, CaseIterable, Comparable, CustomStr
 /// The arithmetic of the style network's convolutions on the CPU path (`PackedConvolution`):
 /// fp32 (the default), or bf16 — inputs and weights rounded to bf16, the products summed in fp32
 /// by VDPBF16PS on CPUs with AVX512_BF16 (`CKernels/conv2d_bf16.c`; Winograd layers stay fp32).
-/// In the graph networks bf16 runs the fused inverted residual blocks' 1x1 convolutions, the GEMV,
-/// the small-map 1x1 kernel and the direct 3x3 kernel (`CKernels/conv2d_graph_bf16.c`: classify's
-/// stem); the rest stays fp32. Like
+/// In the graph networks bf16 runs the fused inverted residual blocks' 1x1 convolutions, the GEMV
+/// and the small-map 1x1 kernel (`CKernels/conv2d_graph_bf16.c`: classify); the rest stays fp32. Like
 /// the instruction-set cap it is set process-wide by the caller (`gpustyle --precision`); the
 /// library reads no environment. An AMX twin would be another way to run `.bf16`.
 public enum ConvolutionPrecision: Int32, Sendable, CaseIterable, CustomStringConvertible {
