@@ -79,6 +79,7 @@ layout(push_constant) uniform Push {
 #include "conv2d_graph_weights.glsl"
 #define GRAPH_WRITE_ONLY_OUTPUT
 #include "conv2d_graph_window.glsl"
+#include "conv2d_graph_depthwise_sums.glsl"
 #include "conv2d_graph_store.glsl"
 
 void main() {
@@ -103,23 +104,7 @@ void main() {
     float acc[PY * PX];
     [[unroll]] for (int k = 0; k < PY * PX; k++) acc[k] = 0.0;
     int planeStart = int(c * uint(p.inWidth * p.inHeight));
-    int iy0 = y0 * SY - p.padTop;
-    [[unroll]] for (int r = 0; r < ROWS; r++) {
-        int iy = iy0 + r;
-        bool rowInside = iy >= 0 && iy < p.inHeight;
-        int rowStart = planeStart + iy * p.inWidth + xs;
-        float window[SPAN];
-        loadWindow(rowStart, rowInside, x0, inside, window);
-        // Input row r is tap row ky = r - SY * oy of output row oy.
-        [[unroll]] for (int oy = 0; oy < PY; oy++) {
-            int ky = r - SY * oy;
-            if (ky < 0 || ky >= KH) continue;
-            [[unroll]] for (int kx = 0; kx < KW; kx++) {
-                [[unroll]] for (int i = 0; i < PX; i++)
-                    acc[oy * PX + i] = fma(window[i * SX + kx], wt[ky * KW + kx], acc[oy * PX + i]);
-            }
-        }
-    }
+    GRAPH_DEPTHWISE_SUMS(planeStart, y0 * SY - p.padTop, xs, x0, inside, wt, acc)
 
     float bias = texelFetch(extras, int(c)).r, slope = texelFetch(extras, int(p.channels + c)).r;
     uint plane = uint(p.outWidth * p.outHeight);

@@ -75,6 +75,7 @@ layout(push_constant) uniform Push {
 #include "conv2d_graph_weights.glsl"
 #define GRAPH_WRITE_ONLY_OUTPUT
 #include "conv2d_graph_window.glsl"
+#include "conv2d_graph_depthwise_sums.glsl"
 #include "conv2d_graph_store.glsl"
 
 void main() {
@@ -110,19 +111,7 @@ void main() {
         }
         float d[PIXELS];
         [[unroll]] for (int k = 0; k < PIXELS; k++) d[k] = 0.0;
-        int planeStart = int(e) * inPlane;
-        [[unroll]] for (int r = 0; r < ROWS; r++) {
-            int iy = iy0 + r;
-            float window[SPAN];
-            loadWindow(planeStart + iy * p.inWidth + xs, iy >= 0 && iy < p.inHeight, x0, inside, window);
-            [[unroll]] for (int oy = 0; oy < PY; oy++) {
-                int ky = r - SY * oy;
-                if (ky < 0 || ky >= KH) continue;
-                [[unroll]] for (int kx = 0; kx < KW; kx++)
-                    [[unroll]] for (int i = 0; i < PX; i++)
-                        d[oy * PX + i] = fma(window[i * SX + kx], wt[ky * KW + kx], d[oy * PX + i]);
-            }
-        }
+        GRAPH_DEPTHWISE_SUMS(int(e) * inPlane, iy0, xs, x0, inside, wt, d)
         float dwBias = texelFetch(dwExtras, int(e)).r, dwSlope = texelFetch(dwExtras, int(p.expanded + e)).r;
         [[unroll]] for (int k = 0; k < PIXELS; k++) d[k] = activate(d[k] + dwBias, DW_ACTIVATION, p.dwAlpha, p.dwBeta, dwSlope);
 
