@@ -94,6 +94,11 @@ int gs_conv2d_kind(const gs_conv2d_params *p) {
     return 0;
 }
 
+int gs_conv2d_takes_residual(const gs_conv2d_params *p) {
+    const int kind = gs_conv2d_kind(p);
+    return kind == 0 || kind == 3;
+}
+
 static int gemm_k(const gs_conv2d_params *p) {
     return p->in_channels / p->groups * p->kernel_height * p->kernel_width;
 }

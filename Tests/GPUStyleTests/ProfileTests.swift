@@ -211,12 +211,13 @@ final class ProfileTests: XCTestCase {
                 XCTAssertEqual(Set(steps.flatMap(\.keys)), ["step", "layer", "kind", "count", "ms", "share", "gflops", "gbps", "flops",
                                                             "bytes", "intensity"], what)
                 XCTAssertTrue(steps.allSatisfy { ($0["bytes"] as? Double ?? 0) > 0 }, what)
-                // Every step is timed, but on Vulkan an add that takes the 1x1 convolution's
-                // output just before it is that convolution's epilogue (VulkanBackend.fusedAdd):
-                // its time is the convolution's.
+                // Every step is timed, but an add that takes the 1x1 convolution's output just
+                // before it is that convolution's epilogue on both paths (VulkanBackend.fusedAdd,
+                // CPUBackend.fusedAdd): its time is the convolution's.
                 for (n, step) in steps.enumerated() where (step["ms"] as? Double ?? 0) <= 0 {
-                    let fused = report["path"] as? String == "vulkan" && n > 0 && step["kind"] as? String == "add"
-                        && (steps[n - 1]["kind"] as? String ?? "").hasPrefix("conv2d 1x1 [pointwise]")
+                    let pointwise = report["path"] as? String == "vulkan" ? "conv2d 1x1 [pointwise]" : "conv2d 1x1"
+                    let fused = n > 0 && step["kind"] as? String == "add"
+                        && (steps[n - 1]["kind"] as? String ?? "").hasPrefix(pointwise)
                     XCTAssertTrue(fused, "\(what): step \(n) (\(step["kind"] ?? "")) untimed")
                 }
                 for step in steps where (step["flops"] as? Double ?? 0) > 0 {

@@ -20,6 +20,12 @@ typedef struct {
     // after a fused block's residual add (gs_inverted_residual_run).
     float quant_scale, quant_low, quant_high;
     float residual_scale, residual_low, residual_high;
+    // A residual added after the activation and fake quantisation, laid out as the output
+    // ([out_channels][out_height][out_width]), then residual_scale's fake quantisation, or NULL:
+    // a graph's add step fused into the convolution before it (ExecutionPlan.fusableResidualAdd).
+    // Kinds 0 and 3 only (gs_conv2d_takes_residual); it may be the output itself (each value is
+    // read before it is written), never the input.
+    const float *residual;
 } gs_conv2d_params;
 
 /// The algorithm a convolution runs: 0 GEMM (1x1 pointwise, or im2col panels for the rest),
@@ -27,6 +33,9 @@ typedef struct {
 /// 3 the small-map 1x1 kernel, 5 direct 3x3 at stride 1 or 2 (groups 1; packed as the GEMM's),
 /// 6 3x3 stride 1 padded by 1 by Winograd's F(4x4, 3x3) (gs_winograd.h's packing).
 int gs_conv2d_kind(const gs_conv2d_params *p);
+
+/// Whether gs_conv2d_run adds p->residual for this convolution's kind (0 and 3).
+int gs_conv2d_takes_residual(const gs_conv2d_params *p);
 
 /// Floats of the prepared (packed) weights and the packing of ONNX weights [out][in/groups][kh][kw].
 /// The layout does not depend on the instruction set.

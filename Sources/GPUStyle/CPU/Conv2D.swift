@@ -104,13 +104,22 @@ final class CPUConv2D {
         return p
     }
 
-    func run(_ step: ExecutionPlan.Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+    /// With `residual`, the add step fused into this convolution (`CPUBackend.fusedAdd`): the
+    /// add's other operand is added after the activation, then the add's fake quantisation, and
+    /// `output` is the add's.
+    func run(_ step: ExecutionPlan.Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+             residual: (addend: UnsafePointer<Float>, quantize: NetworkGraph.FakeQuantize?)? = nil) {
         var p = kernelParameters(step)
+        if let residual {
+            precondition(gs_conv2d_takes_residual(&p) != 0 && !Self.runsBF16(&p, kind: kind), "conv2d: no fused add for this kernel")
+            p.residual = residual.addend
+            if let q = residual.quantize { (p.residual_scale, p.residual_low, p.residual_high) = q.kernelBounds }
+        }
         let tasks = Int(gs_conv2d_tasks(&p))
         // Tasks of under ~50k multiply-adds are grouped: waking a worker costs microseconds.
         let grain = max(1, 50_000 / max(1, step.multiplyAdds / max(tasks, 1)))
         let params = p
-        if ConvolutionPrecision.inUse == .bf16 && gs_conv2d_bf16_kind(&p, kind) != 0 {
+        if Self.runsBF16(&p, kind: kind) {
             // The GEMV and the small-map kernel on bf16 pairs: the input rounded once per run.
             let weights = bf16Pairs(step), kind = kind
             let pairs = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(gs_conv2d_bf16_input_count(&p, kind)))
@@ -126,6 +135,11 @@ final class CPUConv2D {
             var local = params
             gs_conv2d_run(&local, input, prepared.baseAddress!, output, Int64(range.lowerBound), Int64(range.upperBound))
         }
+    }
+
+    /// Whether `run` takes the bf16 kernels for a convolution of this kind now.
+    static func runsBF16(_ p: inout gs_conv2d_params, kind: Int32) -> Bool {
+        ConvolutionPrecision.inUse == .bf16 && gs_conv2d_bf16_kind(&p, kind) != 0
     }
 
     /// Kernel 2, stride 2, weights [in][out][2][2], bias and the fused activation; parallel over
@@ -157,6 +171,23 @@ final class CPUConv2D {
                 }
             }
         }
+    }
+}
+
+extension CPUBackend {
+    /// The convolution at `index` and the add step after it when the add runs as the
+    /// convolution's epilogue: `ExecutionPlan.fusableResidualAdd`, a kernel that takes a
+    /// residual (`gs_conv2d_takes_residual`: the GEMM and the small-map kernel, fp32), and no later
+    /// step (nor the caller) reading the convolution's own output, which is then never stored.
+    func fusedAdd(_ plan: ExecutionPlan, at index: Int, downloading outputs: [ExecutionPlan.Buffer])
+        -> (ExecutionPlan.Conv2D, ExecutionPlan.Add)? {
+        guard fusesResidualAdds, index + 1 < plan.steps.count, case .conv2d(let conv) = plan.steps[index],
+              let add = ExecutionPlan.fusableResidualAdd(conv, plan.steps[index + 1]) else { return nil }
+        var p = CPUConv2D.parameters(conv)
+        let kind = gs_conv2d_kind(&p)
+        guard gs_conv2d_takes_residual(&p) != 0, !CPUConv2D.runsBF16(&p, kind: kind),
+              !plan.reads(conv.output, after: index + 1, downloading: outputs) else { return nil }
+        return (conv, add)
     }
 }
 

@@ -50,6 +50,12 @@ public enum GraphLowering {
         let chainMembers = Set(chains.flatMap { $0.members })
         let chainEnding = Dictionary(uniqueKeysWithValues: chains.map { ($0.last, $0) })
 
+        // The last step when it is a 1x1 convolution (without a reflect pad): its step, input and
+        // output tensors. An add of its output right after it keeps its input live until the add
+        // is done, as the blocks' projections above: both backends make such an add the
+        // convolution's epilogue (ExecutionPlan.fusableResidualAdd), which must not write over
+        // what other threads or workgroups still read.
+        var pointwise: (step: Int, input: Int, output: Int)?
         for (index, node) in graph.nodes.enumerated() {
             let out = node.output
             let x = node.inputs.first ?? -1
@@ -103,6 +109,10 @@ public enum GraphLowering {
                 add(reads: [source], writes: out) { [source, padding] r in
                     .conv2d(conv2d(c, r[source], r[out], padding: padding, tensor: out))
                 }
+                if c.kernelHeight == 1 && c.kernelWidth == 1 && c.strideY == 1 && c.strideX == 1 && c.groups == 1
+                    && padding.isZero {
+                    pointwise = (steps.count - 1, source, out)
+                }
             case .fullyConnected(let weights, let bias, _):
                 let s = tensorShapes[x]!
                 add(reads: [x], writes: out) { r in
@@ -121,7 +131,8 @@ public enum GraphLowering {
                 }
             case .add(let f):
                 let b = node.inputs[1]
-                add(reads: [x, b], writes: out) { r in
+                let projection = pointwise.flatMap { $0.step == steps.count - 1 && [x, b].contains($0.output) ? $0.input : nil }
+                add(reads: [x, b] + (projection.map { [$0] } ?? []), writes: out) { r in
                     .add(.init(a: r[x], b: r[b], output: r[out], activation: f, quantize: epilogues[out]))
                 }
             case .channelMultiply:

@@ -307,7 +307,7 @@ public final class VulkanBackend: NetworkBackend {
             let next = plan.steps.indices.contains(index + 1) ? plan.steps[index + 1] : nil
             if case .conv2d(let conv) = step, let add = fusedAdd(conv, next) {
                 try recordConv2D(conv, index: index, add: add,
-                                 keepSum: Self.reads(conv.output, after: index + 1, of: plan, downloading: outputs))
+                                 keepSum: plan.reads(conv.output, after: index + 1, downloading: outputs))
                 fusedInto = index + 1
             } else {
                 try record(step, index: index, constants: plan.constants)
@@ -345,21 +345,6 @@ extension VulkanBackend {
     static func redirectsOutput(_ plan: ExecutionPlan, _ buffer: ExecutionPlan.Buffer) -> Bool {
         guard buffer == plan.output, let last = plan.steps.last, case .instanceNormApply(let apply) = last else { return false }
         return apply.destination == plan.output
-    }
-}
-
-extension VulkanBackend {
-    /// Whether a step after `step` reads floats of `region` (or the run downloads its buffer):
-    /// a fused add's convolution must then still store its own output.
-    static func reads(_ region: ExecutionPlan.Region, after step: Int, of plan: ExecutionPlan,
-                      downloading outputs: [ExecutionPlan.Buffer]) -> Bool {
-        if outputs.contains(region.buffer) { return true }
-        return plan.steps.dropFirst(step + 1).contains { later in
-            guard let regions = later.graphRegions else { return true }
-            return regions.reads.contains {
-                $0.buffer == region.buffer && $0.offset < region.offset + region.floatCount && region.offset < $0.offset + $0.floatCount
-            }
-        }
     }
 }
 

@@ -61,20 +61,13 @@ extension VulkanBackend {
     }
 
     /// The add step that `next` is when it can be the epilogue of the 1x1 convolution `conv`
-    /// (conv2d_graph_pointwise.glsl's ADD): it adds `conv.output` and another tensor with no
-    /// activation, the convolution has no fake quantisation of its own and one input-channel
-    /// chunk (later chunks would reload partial sums from the add's output), and the add's
-    /// output neither overlaps the convolution's input (other workgroups still read it) nor
-    /// partly overlaps its operands (an in-place add reads each float before it is written).
+    /// (conv2d_graph_pointwise.glsl's ADD): `ExecutionPlan.fusableResidualAdd`, with one
+    /// input-channel chunk of the weights (later chunks would reload partial sums from the add's
+    /// output) and the add's output stored as the convolution's (both fp16 or both fp32).
     func fusedAdd(_ conv: ExecutionPlan.Conv2D, _ next: ExecutionPlan.Step?) -> ExecutionPlan.Add? {
-        guard case .add(let add)? = next, add.activation == .identity, add.a == conv.output || add.b == conv.output,
-              conv.quantize == nil, let layout = Self.graphWeightsLayout(conv), layout.kind == .pointwise,
-              layout.cinChunks.count == 1, isHalf(add.output.buffer) == isHalf(conv.output.buffer) else { return nil }
-        func overlaps(_ x: ExecutionPlan.Region, _ y: ExecutionPlan.Region) -> Bool {
-            x.buffer == y.buffer && x.offset < y.offset + y.floatCount && y.offset < x.offset + x.floatCount
-        }
-        guard !overlaps(add.output, conv.input),
-              [add.a, add.b].allSatisfy({ $0 == add.output || !overlaps($0, add.output) }) else { return nil }
+        guard let add = ExecutionPlan.fusableResidualAdd(conv, next), let layout = Self.graphWeightsLayout(conv),
+              layout.kind == .pointwise, layout.cinChunks.count == 1,
+              isHalf(add.output.buffer) == isHalf(conv.output.buffer) else { return nil }
         return add
     }
 
