@@ -75,4 +75,19 @@ final class VulkanConv2DGraphGemvTests: VulkanTestCase {
         XCTAssertFalse(VulkanBackend.runsGemv(conv(1, kernel: 3, pad: 1)), "padded")
         XCTAssertFalse(VulkanBackend.runsGemv(conv(8, kernel: 1, pad: 0)), "an 8x8 map")
     }
+
+    /// MobileNetV2's classifier (the built-in classify network's 1280 -> 1000 layer) runs here.
+    func testClassifierRunsGemv() throws {
+        let classifier = try ImageClassifier(model: ModelLibrary.builtin(ModelLibrary.defaultClassifier), backend: CPUBackend(weights: []))
+        let plan = try classifier.lowered()
+        let backend = try VulkanBackend(context: context, weights: [])
+        let dense = plan.steps.flatMap(\.parts).compactMap { step -> ExecutionPlan.Conv2D? in
+            if case .conv2d(let c) = step, c.output.height * c.output.width == 1 { return c }
+            return nil
+        }
+        XCTAssertEqual(dense.count, 1)
+        for conv in dense {
+            XCTAssertEqual(backend.kernelNote(for: .conv2d(conv), in: plan), "[gemv]", "\(conv)")
+        }
+    }
 }
