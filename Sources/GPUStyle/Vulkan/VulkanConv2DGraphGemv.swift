@@ -6,7 +6,7 @@ import CVulkan
 extension VulkanBackend {
     /// Output channels per invocation (a multiple of 4). MobileNetV2's 1280 -> 1000 classifier
     /// in `gpustyle profile --network classify --device gpu` (lavapipe on AMD EPYC Zen 4, 2
-    /// shared cores, 3-4 alternating rounds): 4 outputs 0.41-0.60 ms, 8 0.68-0.77, 16 0.82-1.81
+    /// shared cores, alternating rounds): 4 outputs 0.41-0.82 ms, 8 0.68-0.77, 16 0.82-1.81
     /// (workgroups of 8-64 alike), conv2d_graph.comp 1.25-1.30 in the same rounds. The weights
     /// through a storage buffer of vec4s instead of the RGBA texel view: 2.10-4.07 ms (4
     /// outputs) and 1.07-1.32 (8) against 0.77-0.81 (5 rounds).
