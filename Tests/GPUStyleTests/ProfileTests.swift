@@ -261,7 +261,7 @@ final class ProfileTests: XCTestCase {
         let rows = lines[(start + 1)...].prefix { !$0.isEmpty }
         let kinds = rows.map { $0.components(separatedBy: "  ")[0] }
         for kind in ["conv2d 1x1 [pointwise]", "conv2d depthwise 3x3 [depthwise]", "conv2d depthwise 3x3/2 [depthwise]",
-                     "conv2d 3x3/2 [general]", "conv2d 1x1 [conv2d_graph.comp]", "inverted_residual 3x3 [dwpw]",
+                     "conv2d 3x3/2 [general]", "conv2d 1x1 [gemv]", "inverted_residual 3x3 [dwpw]",
                      "inverted_residual 3x3/2 [dwpw]", "all convolutions"] {
             XCTAssertTrue(kinds.contains(kind), "\(kind) in \(kinds)")
         }

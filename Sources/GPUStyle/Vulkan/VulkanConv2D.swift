@@ -116,6 +116,9 @@ extension VulkanBackend {
         if let layout = graphWeightsLayout(conv) {
             return .init(constants: ObjectIdentifier(constants), kind: "pieces \(layout)", indices: [conv.weights])
         }
+        if Self.runsGemv(conv) {
+            return .init(constants: ObjectIdentifier(constants), kind: "gemv", indices: [conv.weights, conv.output.channels])
+        }
         let co = Self.channelsPerInvocation(conv)
         return .init(constants: ObjectIdentifier(constants), kind: "conv\(co)",
                      indices: co == 4 ? [conv.weights, conv.groups, conv.output.channels] : [conv.weights])
@@ -159,6 +162,7 @@ extension VulkanBackend {
                 precondition(weights.count == conv.weightCount, "conv2d: \(constants.names[conv.weights]) has the wrong size")
                 try store(weightKey(conv, constants)) {
                     if let layout = graphWeightsLayout(conv) { return layout.pack(weights) }
+                    if Self.runsGemv(conv) { return Self.gemvWeights(weights, outputs: conv.output.channels) }
                     guard Self.channelsPerInvocation(conv) == 4 else { return weights }
                     // [group][block][in][kh][kw][4]: the 4 output channels of a block side by side.
                     var packed = [Float](repeating: 0, count: weights.count)
@@ -232,6 +236,11 @@ extension VulkanBackend {
             case .depthwise: try recordConv2DDepthwise(conv, layout: layout, weights: weights, extras: extras, label: label)
             case .winograd: try recordConv2DWinograd(conv, layout: layout, weights: weights, extras: extras, label: label)
             }
+            return
+        }
+        if Self.runsGemv(conv) {
+            let (weights, extras) = graphConstantRanges(conv)
+            try recordConv2DGemv(conv, weights: weights, extras: extras, label: label)
             return
         }
         let co = Self.channelsPerInvocation(conv)
