@@ -30,6 +30,12 @@ extension VulkanBackend {
     /// for its parts (8->8->16 at 240x320: 7.1 against 4.0 + 4.0).
     static let depthwisePointwiseMaximumOutputs = 3 * 8
     static let depthwisePointwiseMinimumPlane = 56 * 56
+    /// With few depthwise channels the fused dispatch has little work per invocation and lost
+    /// in a quiet profile (`gpustyle profile --network faces --size 640x480 --device gpu`, AMD
+    /// EPYC Zen 4, load ~1): RetinaFace's 8->8->16 at 240x320 5.9-7.0 ms fused against 1.3 + 2.9
+    /// for its parts; classify's 32->32->16 at 112x112 had been 0.94-1.16x. The blocks that gain
+    /// have 96 and 144 (16->96->24/2, 24->144->24).
+    static let depthwisePointwiseMinimumChannels = 64
 
     /// Whether the block's depthwise convolution and projection (and its residual add) run as
     /// one conv2d_graph_dwpw.comp dispatch: no fake quantisation in them, the uniform-buffer
@@ -40,6 +46,7 @@ extension VulkanBackend {
         let dw = block.depthwise, project = block.project
         let pays = project.output.channels <= Self.depthwisePointwiseMaximumOutputs
             && project.output.height * project.output.width >= Self.depthwisePointwiseMinimumPlane
+            && dw.output.channels >= Self.depthwisePointwiseMinimumChannels
         guard depthwisePointwise == .wherever || depthwisePointwise == .wherePaying && pays,
               dw.quantize == nil, project.quantize == nil, block.residual?.quantize == nil,
               let dwLayout = graphWeightsLayout(dw), dwLayout.kind == .depthwise, dwLayout.pieces.count == 1,
