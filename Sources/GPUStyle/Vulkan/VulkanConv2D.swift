@@ -225,9 +225,7 @@ extension VulkanBackend {
             + "\(conv.input.shape) -> \(conv.output.shape) groups \(conv.groups)"
         precondition(add == nil || graphWeightsLayout(conv)?.kind == .pointwise, "only 1x1 convolutions fuse an add")
         if let layout = graphWeightsLayout(conv) {
-            let slopes = conv.activation.kind == .prelu ? conv.activation.slopes : nil
-            let weights = graphConstants.range(weightKey(conv, constants))
-            let extras = graphConstants.range(extrasKey(bias: conv.bias, slopes: slopes, channels: conv.output.channels, constants))
+            let (weights, extras) = graphConstantRanges(conv)
             switch layout.kind {
             case .pointwise:
                 try recordConv2DPointwise(conv, layout: layout, weights: weights, extras: extras, add: add, keepSum: keepSum,

@@ -51,12 +51,9 @@ extension VulkanBackend {
               dw.quantize == nil, project.quantize == nil, block.residual?.quantize == nil,
               let dwLayout = graphWeightsLayout(dw), dwLayout.kind == .depthwise, dwLayout.pieces.count == 1,
               let layout = graphWeightsLayout(project), layout.kind == .pointwise, layout.cinChunks.count == 1 else { return false }
-        func overlaps(_ x: ExecutionPlan.Region, _ y: ExecutionPlan.Region) -> Bool {
-            x.buffer == y.buffer && x.offset < y.offset + y.floatCount && y.offset < x.offset + x.floatCount
-        }
         let output = block.output
-        if overlaps(output, dw.input) { return false }
-        if let add = block.residual, add.b != output && overlaps(add.b, output) { return false }
+        if output.overlaps(dw.input) { return false }
+        if let add = block.residual, add.b != output && add.b.overlaps(output) { return false }
         if let add = block.residual, isHalf(add.b.buffer) != isHalf(output.buffer) { return false }
         return true
     }
