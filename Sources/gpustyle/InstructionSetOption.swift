@@ -41,8 +41,10 @@ struct InstructionSetOption: ParsableArguments {
                                bf16 rounds the convolutions' inputs and weights to bf16 and sums in fp32 (VDPBF16PS), on \
                                CPUs with AVX512_BF16 (AMD Zen 4, Intel Sapphire Rapids). Style network: 0.6-0.75x the \
                                time, under 1/255 from fp32 on average but tens of levels in places. Classify (the \
-                               MobileNetV2 blocks' 1x1 convolutions and the classifier): 0.6-0.75x the time, the same \
-                               top class on the 22 test photos, probabilities within 0.03 (docs/speed.md#bf16).
+                               MobileNetV2 blocks' 1x1 convolutions and the classifier): 0.6-0.75x the time, \
+                               probabilities within 0.044 of fp32, but another top class on 10 of the repository's 333 \
+                               distinct photos (onnxruntime sides with fp32 on all 10), so fp32 stays the default \
+                               there too (docs/speed.md#bf16).
                                """))
     var precision: ConvolutionPrecision?
 
