@@ -117,6 +117,9 @@ CASES = {
     "depthwise_s1_3x3": (20, 3, 3, 20, (3, 3), (1, 1), (1, 1, 1, 1), 20, True, RELU6, 0, 0, 6),
     "depthwise_s1_narrow_5x2": (9, 5, 2, 9, (3, 3), (1, 1), (1, 1, 1, 1), 9, True, IDENTITY, 0, 0, 1),
     "depthwise_s1_narrow_4x1": (9, 4, 1, 9, (3, 3), (1, 1), (1, 1, 1, 1), 9, False, IDENTITY, 0, 0, 1),
+    # The text recogniser's 24->48 3x3/2 layer on fewer rows: output rows of 80 pixels, 32 + 32 +
+    # a last block of exactly one 16-float vector (AVX-512's direct kernel sums it in one vector).
+    "direct_s2_recogniser_80": (24, 6, 160, 48, (3, 3), (2, 2), (1, 1, 1, 1), 1, True, GELU, 0, 0, 1),
 }
 
 # name: cin, h, w, cout, bias[, activation, alpha, beta]. Rows of 37 and 40 columns cover the
