@@ -117,6 +117,16 @@ CASES = {
     "depthwise_s1_3x3": (20, 3, 3, 20, (3, 3), (1, 1), (1, 1, 1, 1), 20, True, RELU6, 0, 0, 6),
     "depthwise_s1_narrow_5x2": (9, 5, 2, 9, (3, 3), (1, 1), (1, 1, 1, 1), 9, True, IDENTITY, 0, 0, 1),
     "depthwise_s1_narrow_4x1": (9, 4, 1, 9, (3, 3), (1, 1), (1, 1, 1, 1), 9, False, IDENTITY, 0, 0, 1),
+    # The text recogniser's 24->48 3x3/2 layer on fewer rows: output rows of 80 pixels, 32 + 32 +
+    # a last block of exactly one 16-float vector (AVX-512's direct kernel sums it in one vector).
+    "direct_s2_recogniser_80": (24, 6, 160, 48, (3, 3), (2, 2), (1, 1, 1, 1), 1, True, GELU, 0, 0, 1),
+    # The recogniser's 3x2 average pool at stride (3, 2) as a depthwise convolution (3x80 -> 1x40)
+    # and its 1x5 depthwise layer padded by 2 at the sides: the CPU's depthwise kernel with these
+    # shapes as compile-time constants; a second case of each on odd sizes.
+    "depthwise_3x2_s3x2_pool": (12, 3, 80, 12, (3, 2), (3, 2), (0, 0, 0, 0), 12, True, IDENTITY, 0, 0, 1),
+    "depthwise_3x2_s3x2_odd": (5, 7, 21, 5, (3, 2), (3, 2), (0, 0, 0, 0), 5, False, RELU6, 0, 0, 6),
+    "depthwise_1x5_p2": (12, 1, 40, 12, (1, 5), (1, 1), (0, 2, 0, 2), 12, True, HARD_SWISH, 0, 0, 8),
+    "depthwise_1x5_p2_odd": (7, 3, 13, 7, (1, 5), (1, 1), (0, 2, 0, 2), 7, False, IDENTITY, 0, 0, 1),
 }
 
 # name: cin, h, w, cout, bias[, activation, alpha, beta]. Rows of 37 and 40 columns cover the

@@ -44,8 +44,8 @@ public final class TextDetectionNetwork {
         precondition(width % Self.sideMultiple == 0 && height % Self.sideMultiple == 0, "sides must be multiples of 32")
         precondition(width >= image.width && height >= image.height, "the input must hold the image")
         let plan = try plans.plan(width: width, height: height)
-        let input = normalisation.tensor(image, width: width, height: height)
-        return try backend.run(plan, inputs: [.input: input], normParameters: [], affine: nil, outputs: [.result])[.result]!
+        return try backend.run(plan, writingInput: { normalisation.write(image, into: $0, width: width, height: height) },
+                               outputs: [.result])[.result]!
     }
 }
 
@@ -64,20 +64,27 @@ struct TextNetworkInput {
         shift = zip(mean, std).map { -$0 / $1 }
     }
 
-    func tensor(_ image: Image, width: Int, height: Int) -> [Float] {
+    /// The tensor of `image` at the top-left of `width` x `height` into `out` (3 planes of
+    /// `width * height` floats; all of it written, zero beyond the image). The networks write the
+    /// CPU path's input buffer in place (`NetworkBackend.run(_:writingInput:outputs:)`), without
+    /// a tensor of their own to copy from.
+    func write(_ image: Image, into out: UnsafeMutableBufferPointer<Float>, width: Int, height: Int) {
         let plane = width * height
-        var tensor = [Float](repeating: 0, count: 3 * plane)
-        tensor.withUnsafeMutableBufferPointer { out in
-            image.rgb.withUnsafeBufferPointer { rgb in
-                for c in 0..<3 {
-                    let s = scale[c], t = shift[c]
-                    for y in 0..<image.height {
-                        let source = c * image.pixelCount + y * image.width, target = c * plane + y * width
-                        for x in 0..<image.width { out[target + x] = rgb[source + x] * s + t }
+        precondition(out.count == 3 * plane, "the plan's input is not the \(width)x\(height) tensor")
+        image.rgb.withUnsafeBufferPointer { rgb in
+            for c in 0..<3 {
+                let s = scale[c], t = shift[c]
+                for y in 0..<height {
+                    let target = c * plane + y * width
+                    guard y < image.height else {
+                        (out.baseAddress! + target).update(repeating: 0, count: width)
+                        continue
                     }
+                    let source = c * image.pixelCount + y * image.width
+                    for x in 0..<image.width { out[target + x] = rgb[source + x] * s + t }
+                    (out.baseAddress! + target + image.width).update(repeating: 0, count: width - image.width)
                 }
             }
         }
-        return tensor
     }
 }

@@ -55,7 +55,7 @@ public final class TextRecognitionNetwork {
         precondition(crop.height == Self.inputHeight, "crops are \(Self.inputHeight) pixels high")
         precondition(width % Self.stepWidth == 0 && width >= crop.width, "the input must hold the crop")
         let plan = try plans.plan(width: width, height: Self.inputHeight)
-        let input = normalisation.tensor(crop, width: width, height: Self.inputHeight)
-        return try backend.run(plan, inputs: [.input: input], normParameters: [], affine: nil, outputs: [.result])[.result]!
+        return try backend.run(plan, writingInput: { normalisation.write(crop, into: $0, width: width, height: Self.inputHeight) },
+                               outputs: [.result])[.result]!
     }
 }
