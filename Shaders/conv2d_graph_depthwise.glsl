@@ -46,6 +46,11 @@ layout(constant_id = 6) const int SX = 1;
 // floats before the run's first column, SHIFT = 4 - padLeft of them before the window.
 layout(constant_id = 7) const bool VEC_INPUT = false;
 layout(constant_id = 8) const int SHIFT = 0;
+// CHANNEL_RUNS > 0: several channels per workgroup. Invocation x of piece gl_WorkGroupID.y is
+// run x % CHANNEL_RUNS of the piece's block x / CHANNEL_RUNS (CHANNEL_RUNS = the runs of one
+// channel's map), so small maps fill whole workgroups of 64 (VulkanBackend.depthwisePacksChannels);
+// the channel's taps are then loaded at lane-varying addresses (a gather from the uniform buffer).
+layout(constant_id = 14) const int CHANNEL_RUNS = 0;
 const int SPAN = (PX - 1) * SX + KW;
 const int SPAN4 = (SHIFT + SPAN + 3) / 4;
 const int ROWS = (PY - 1) * SY + KH;
@@ -58,6 +63,10 @@ layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PRe
 #extension GL_ARB_gpu_shader_int64 : require
 layout(std430, binding = 3) writeonly buffer Outputs { u64vec2 outputs[]; };  // fp32 pairs
 const bool VEC_OUTPUT = true;
+#elif defined(GRAPH_PAIR_OUTPUT)
+#extension GL_ARB_gpu_shader_int64 : require
+layout(std430, binding = 3) writeonly buffer Outputs { uint64_t outputs[]; };  // fp32 pairs
+const bool VEC_OUTPUT = false;
 #elif defined(GRAPH_VEC4_OUTPUT)
 layout(binding = 3, GS_OUTPUT_RGBA) uniform writeonly imageBuffer outputs;
 const bool VEC_OUTPUT = true;
@@ -83,13 +92,19 @@ layout(push_constant) uniform Push {
 #include "conv2d_graph_store.glsl"
 
 void main() {
-    uint run = gl_GlobalInvocationID.x;
+    uint run = gl_GlobalInvocationID.x, block = blockInPiece(), piece = weightPiece();
+    uint c = p.channelStart + gl_WorkGroupID.y;
+    if (CHANNEL_RUNS > 0) {
+        block = run / uint(CHANNEL_RUNS);
+        run %= uint(CHANNEL_RUNS);
+        piece = gl_WorkGroupID.y;
+        c = p.channelStart + piece * uint(BLOCKS_PER_PIECE) + block;
+        if (block >= uint(BLOCKS_PER_PIECE) || c >= p.channels) return;
+    }
     int y0 = int(run / p.runsPerRow) * PY;
     if (y0 >= p.outHeight) return;
     int x0 = int(run % p.runsPerRow) * PX;
-    uint c = p.channelStart + gl_WorkGroupID.y;
-    uint piece = weightPiece();
-    uint w4 = blockInPiece() * uint(TAPS4);
+    uint w4 = block * uint(TAPS4);
 
     float wt[TAPS4 * 4];
     [[unroll]] for (int t = 0; t < TAPS4; t++) {

@@ -20,6 +20,17 @@ void name(uint at, int valid, float v[PX]) { \
                                            packUint2x32(floatBitsToUint(vec2(v[4 * q + 2], v[4 * q + 3])))); \
     } \
 }
+#elif defined(GRAPH_PAIR_OUTPUT)
+// The "_pairs" builds (conv2d_graph_depthwise_pairs: fp32 output, rows of an even width on an
+// even offset, shaderInt64): `outputs` is a storage buffer of uint64s and each pair of a run is
+// one 64-bit store, one lane loop per pair instead of an R32F texel store's one per float.
+#define GRAPH_STORE_RUN(name, target) \
+void name(uint at, int valid, float v[PX]) { \
+    [[unroll]] for (int q = 0; q < PX / 2; q++) { \
+        if (2 * q >= valid) break; \
+        target[int(at >> 1) + q] = packUint2x32(floatBitsToUint(vec2(v[2 * q], v[2 * q + 1]))); \
+    } \
+}
 #else
 #define GRAPH_STORE_RUN(name, target) \
 void name(uint at, int valid, float v[PX]) { \
@@ -40,6 +51,9 @@ void name(uint at, int valid, float v[PX]) { \
 GRAPH_STORE_RUN(storeRun, outputs)
 
 #ifndef GRAPH_WRITE_ONLY_OUTPUT
+#ifdef GRAPH_PAIR_OUTPUT
+#error "the pair stores are write-only"
+#endif
 // The partial sums an earlier input-channel chunk stored for the run starting at output `first`
 // of the plane that starts at `base` (ACCUMULATE): indices past `last` read `last` (their sums
 // are never stored).

@@ -174,13 +174,21 @@ final class VulkanConv2DGraphTests: VulkanTestCase {
                   "depthwise 5x5/2 PReLU")
         try check(Layer(cin: 8, cout: 8, height: 9, width: 11, kh: 3, kw: 3, stride: 2, pad: 1, groups: 8,
                         quantize: .int8(scale: 0.02, zeroPoint: -4)), "depthwise 3x3/2 fake-quantised")
-        // Maps of 8 runs or more take the 4 x 8 tile: rows of whole vec4s, ragged rows and
-        // columns, stride 2, and rows that are not whole vec4s (scalar views).
-        for (height, width, stride) in [(20, 24, 1), (19, 28, 1), (34, 40, 2), (17, 26, 1), (29, 34, 2)] {
-            let layer = Layer(cin: 5, cout: 5, height: height, width: width, kh: 3, kw: 3, stride: stride, pad: 1, groups: 5)
+        // 4 x 8 tiles: rows of whole vec4s (64-bit stores of vec4s), ragged rows and columns,
+        // stride 2, rows of an even width (64-bit stores of pairs: 26, 14 and 34 wide) and of an
+        // odd one (texel stores: 7 and 17 wide); maps of fewer than 64 runs pack several channels
+        // into a workgroup (14x14, 7x7 and everything above under 64x40), the rest one per workgroup.
+        for (height, width, stride, channels) in [(20, 24, 1, 5), (19, 28, 1, 5), (34, 40, 2, 5), (17, 26, 1, 5), (29, 34, 2, 5),
+                                                  (14, 14, 1, 40), (7, 7, 1, 24), (14, 14, 2, 20), (40, 64, 1, 3), (45, 70, 1, 3),
+                                                  (90, 68, 2, 3)] {
+            let layer = Layer(cin: channels, cout: channels, height: height, width: width, kh: 3, kw: 3, stride: stride, pad: 1,
+                              groups: channels)
             let made = Conv2DFixtures.conv2d(tensors(layer, seed: 2), inPool: false).plan.conv
-            XCTAssertEqual(VulkanBackend.depthwiseTile(made.output).rows, VulkanBackend.depthwiseTile.rows)
-            try check(layer, "depthwise 3x3/\(stride) \(width)x\(height), 4 x 8 tile")
+            let (rows, pixels) = VulkanBackend.depthwiseTile(made.output)
+            let runs = (made.output.width + pixels - 1) / pixels * ((made.output.height + rows - 1) / rows)
+            let packed = VulkanBackend.depthwisePacksChannels(runs: runs)
+            XCTAssertEqual(packed, runs < 64)
+            try check(layer, "depthwise 3x3/\(stride) \(width)x\(height) \(channels) channels\(packed ? ", packed" : "")")
         }
         try check(Layer(cin: 6, cout: 6, height: 33, width: 36, kh: 5, kw: 5, stride: 2, pad: 2, groups: 6, activation: .prelu),
                   "depthwise 5x5/2 PReLU, 4 x 8 tile")
