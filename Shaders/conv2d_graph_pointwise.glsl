@@ -4,9 +4,14 @@
 //
 // Built as conv2d.comp is for lavapipe (see its header): the input through a texel view, the
 // weights from a UNIFORM buffer at workgroup-uniform addresses (the output-channel block comes
-// from gl_WorkGroupID.y, the input channel from the loop counter, so every weight load is one
-// scalar load + broadcast), and a register tile of PX pixels x CO output channels per
-// invocation (specialization constants, chosen per layer shape in VulkanConv2DGraph.swift).
+// from gl_WorkGroupID.y, the input channel from the loop counter), and a register tile of PX
+// pixels x CO output channels per invocation (specialization constants, chosen per layer shape
+// in VulkanConv2DGraph.swift). Lavapipe (Mesa 22.3) still loads each weight vec4 as a per-lane
+// gather (~85 instructions per 8 lanes), splits fma() into a multiply and an add and blends
+// every accumulator write with the loop mask: ~10 instructions per 8 multiply-adds in the
+// 8 x 8 tile (its JIT code, docs/speed.md "What bounds the 1x1 shader on lavapipe").
+// Broadcasting the weights with subgroupBroadcast (0.72x) or reading them through a texel view
+// (0.98x, same rounds) did not beat it.
 // The old conv2d_graph.comp read its weights through a texel view (a gather per vec4) and ran
 // MobileNetV2's 1x1 layers at 2.3-2.5 GFLOP/s.
 //

@@ -2,8 +2,8 @@
 // conv2d_graph_general.glsl, conv2d_graph_depthwise.glsl): up to GRAPH_WEIGHT_PIECES pieces of
 // one input-channel chunk (VulkanGraphWeights), each a 64 KiB uniform binding of
 // BLOCKS_PER_PIECE output-channel blocks, bound as one descriptor array. The workgroup's block
-// (gl_WorkGroupID.y) picks its piece by a workgroup-uniform index, so every weight load stays
-// one scalar load + broadcast. One piece per dispatch made MobileNetV2's 53 convolutions 173
+// (gl_WorkGroupID.y) picks its piece by a workgroup-uniform index (lavapipe on Mesa 22.3 still
+// gathers the weight vec4s per lane: docs/speed.md "What bounds the 1x1 shader"). One piece per dispatch made MobileNetV2's 53 convolutions 173
 // dispatches (27 for the 320 -> 1280 one at 7x7, 6 workgroups each; 63 with 8 pieces), and
 // lavapipe spends ~20 us on any dispatch (VulkanDispatchFloorTimingTests, AMD EPYC Zen 4).
 // Needs GL_GOOGLE_include_directive (for this include) only; the array is indexed dynamically
