@@ -9,8 +9,10 @@
 // Memory access paths matter more than arithmetic on lavapipe (Mesa 22): a storage-buffer load
 // or store becomes a branchy loop over the SIMD lanes (~30 cycles per float per lane), so the
 // input is read through texel views (vector gathers), the output written as a storage texel
-// buffer, and the weights read from a uniform buffer at workgroup-uniform addresses (one
-// scalar load + broadcast). With storage buffers this shader ran at 1-2 GFLOP/s; now 15-20.
+// buffer, and the weights read from a uniform buffer at workgroup-uniform addresses (meant as
+// one scalar load + broadcast; Mesa 22.3's lavapipe still gathers a vec4's components per lane:
+// docs/speed.md "What bounds the 1x1 shader on lavapipe"). With storage buffers this shader
+// ran at 1-2 GFLOP/s; now 15-20.
 //
 // Stride 2 reads the split layout: tap kx of output x reads column x + kx/2 of the even half
 // (kx even) or oddColumnsStart + x + kx/2 (kx odd), so both halves are contiguous windows.

@@ -4,8 +4,9 @@
 //
 // Built as conv2d.comp is for lavapipe (see its header): the input through a texel view, the
 // weights from a UNIFORM buffer at workgroup-uniform addresses (the output-channel block from
-// gl_WorkGroupID.y, input channel and tap from loop counters: one scalar load + broadcast per
-// vec4), and a register tile of PX consecutive output pixels of one row x CO output channels,
+// gl_WorkGroupID.y, input channel and tap from loop counters: meant as one scalar load +
+// broadcast per vec4, though Mesa 22.3's lavapipe gathers the components per lane, docs/speed.md
+// "What bounds the 1x1 shader on lavapipe"), and a register tile of PX consecutive output pixels of one row x CO output channels,
 // so the SPAN = (PX - 1) * SX + KW inputs of one input row feed KW * PX * CO multiply-adds.
 // Invocations are numbered along rows (runsPerRow runs of PX pixels per row), so narrow maps
 // (7 or 14 pixels wide) still fill the SIMD lanes; a tap outside the map reads zero.

@@ -8,7 +8,9 @@
 // Built as conv2d_graph_general.glsl is for lavapipe: the input through a texel view (rows of
 // whole vec4s read as vec4s with VEC_INPUT), the pre-transformed weights U = G g G^T
 // (VulkanGraphWeights, kind winograd: [block][cinCount][16][CO]) from a UNIFORM buffer at
-// workgroup-uniform addresses (one scalar load + broadcast per vec4), and a register tile of
+// workgroup-uniform addresses (meant as one scalar load + broadcast per vec4; Mesa 22.3's
+// lavapipe still gathers a vec4's components per lane: docs/speed.md "What bounds the 1x1
+// shader on lavapipe"), and a register tile of
 // TILES 2x2 tiles side by side (2 output rows x PX = 2 * TILES columns) x CO output channels.
 // Each invocation keeps the sums of all 16 transform-domain positions of its tiles across the
 // input-channel loop (16 * TILES * CO floats): passes over fewer positions (2 or 1 rows of the
