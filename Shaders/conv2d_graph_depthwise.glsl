@@ -59,21 +59,7 @@ const int TAPS4 = (KH * KW + 3) / 4;
 layout(binding = 0) uniform samplerBuffer inputs;   // R32F, or RGBA32F (VEC_INPUT)
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
 #include "storage_format.glsl"
-#if defined(GRAPH_U64_OUTPUT)
-#extension GL_ARB_gpu_shader_int64 : require
-layout(std430, binding = 3) writeonly buffer Outputs { u64vec2 outputs[]; };  // fp32 pairs
-const bool VEC_OUTPUT = true;
-#elif defined(GRAPH_PAIR_OUTPUT)
-#extension GL_ARB_gpu_shader_int64 : require
-layout(std430, binding = 3) writeonly buffer Outputs { uint64_t outputs[]; };  // fp32 pairs
-const bool VEC_OUTPUT = false;
-#elif defined(GRAPH_VEC4_OUTPUT)
-layout(binding = 3, GS_OUTPUT_RGBA) uniform writeonly imageBuffer outputs;
-const bool VEC_OUTPUT = true;
-#else
-layout(binding = 3, GS_OUTPUT_R) uniform writeonly imageBuffer outputs;
-const bool VEC_OUTPUT = false;
-#endif
+#include "conv2d_graph_output.glsl"
 
 layout(push_constant) uniform Push {
     int inWidth, inHeight, outWidth, outHeight, padTop, padLeft;
@@ -86,7 +72,6 @@ layout(push_constant) uniform Push {
 #include "fake_quant.glsl"
 #include "conv2d_graph_epilogue.glsl"
 #include "conv2d_graph_weights.glsl"
-#define GRAPH_WRITE_ONLY_OUTPUT
 #include "conv2d_graph_window.glsl"
 #include "conv2d_graph_depthwise_sums.glsl"
 #include "conv2d_graph_store.glsl"

@@ -53,13 +53,7 @@ layout(binding = 4) uniform samplerBuffer addend;
 layout(std140, binding = 5) uniform DepthwiseWeights { vec4 dwWeights[4096]; };
 layout(binding = 6) uniform samplerBuffer dwExtras;
 #include "storage_format.glsl"
-#ifdef GRAPH_VEC4_OUTPUT
-layout(binding = 3, GS_OUTPUT_RGBA) uniform writeonly imageBuffer outputs;
-const bool VEC_OUTPUT = true;
-#else
-layout(binding = 3, GS_OUTPUT_R) uniform writeonly imageBuffer outputs;
-const bool VEC_OUTPUT = false;
-#endif
+#include "conv2d_graph_output.glsl"
 
 layout(push_constant) uniform Push {
     int inWidth, inHeight, outWidth, outHeight, padTop, padLeft;
@@ -73,7 +67,6 @@ layout(push_constant) uniform Push {
 #include "fake_quant.glsl"
 #include "conv2d_graph_epilogue.glsl"
 #include "conv2d_graph_weights.glsl"
-#define GRAPH_WRITE_ONLY_OUTPUT
 #include "conv2d_graph_window.glsl"
 #include "conv2d_graph_depthwise_sums.glsl"
 #include "conv2d_graph_store.glsl"

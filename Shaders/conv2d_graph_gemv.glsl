@@ -23,14 +23,7 @@ layout(binding = 0) uniform samplerBuffer inputs;   // R32F or RGBA32F (VEC_INPU
 layout(binding = 1) uniform samplerBuffer weights;  // RGBA32F: [K][blocks]
 layout(binding = 2) uniform samplerBuffer extras;   // R32F: bias [out] then PReLU slopes [out]
 #include "storage_format.glsl"
-#define GRAPH_WRITE_ONLY_OUTPUT
-#if defined(GRAPH_VEC4_OUTPUT)
-layout(binding = 3, GS_OUTPUT_RGBA) uniform writeonly imageBuffer outputs;
-const bool VEC_OUTPUT = true;
-#else
-layout(binding = 3, GS_OUTPUT_R) uniform writeonly imageBuffer outputs;
-const bool VEC_OUTPUT = false;
-#endif
+#include "conv2d_graph_output.glsl"
 
 layout(push_constant) uniform Push {
     uint inputs, outChannels, blocks;
