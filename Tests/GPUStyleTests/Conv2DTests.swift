@@ -7,6 +7,14 @@ import XCTest
 enum Conv2DFixtures {
     static func names(prefix: String) throws -> [String] { try Fixtures.names(in: "ops/conv2d", prefix: prefix) }
 
+    /// `plan` (one `Conv2D` step, as `conv2d` makes it) with that step's output fake-quantised by `q`.
+    static func quantizing(_ plan: ExecutionPlan, by q: NetworkGraph.FakeQuantize) -> ExecutionPlan {
+        guard case .conv2d(var step) = plan.steps[0] else { preconditionFailure("not a conv2d plan") }
+        step.quantize = q
+        return ExecutionPlan(steps: [.conv2d(step)], bufferFloats: plan.bufferFloats, inputShape: plan.inputShape,
+                             output: plan.output, outputShape: plan.outputShape, constants: plan.constants)
+    }
+
     /// The fixture as a plan with one `Conv2D` step: constants [weight, bias?, slopes?]; the
     /// tensors in `.input` and `.result`, or (`inPool`) both in `.pool` at nonzero offsets.
     static func conv2d(_ t: [String: NamedTensor], inPool: Bool)

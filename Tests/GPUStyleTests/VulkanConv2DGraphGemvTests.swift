@@ -31,14 +31,9 @@ final class VulkanConv2DGraphGemvTests: VulkanTestCase {
         if l.activation == .prelu { t["slopes"] = NamedTensor(name: "slopes", shape: [l.cout], values: values(l.cout, 0.5)) }
         for inPool in [false, true] {
             var made = Conv2DFixtures.conv2d(t, inPool: inPool)
-            guard case .conv2d(var conv) = made.plan.steps[0] else { return XCTFail("not a conv2d plan") }
+            guard case .conv2d(let conv) = made.plan.steps[0] else { return XCTFail("not a conv2d plan") }
             XCTAssertTrue(VulkanBackend.runsGemv(conv), label)
-            if let q = l.quantize {
-                conv.quantize = q
-                let p = made.plan
-                made.plan = ExecutionPlan(steps: [.conv2d(conv)], bufferFloats: p.bufferFloats, inputShape: p.inputShape,
-                                          output: p.output, outputShape: p.outputShape, constants: p.constants)
-            }
+            if let q = l.quantize { made.plan = Conv2DFixtures.quantizing(made.plan, by: q) }
             let cpu = try Conv2DFixtures.run(CPUBackend(weights: []), made)
             let gpu = try Conv2DFixtures.run(VulkanBackend(context: context, weights: []), made)
             VulkanConv2DGraphTests.assertMatchesCPUPath(gpu, cpu, quantum: l.quantize?.scale ?? 0,

@@ -58,13 +58,7 @@ final class VulkanConv2DGraphTests: VulkanTestCase {
     private func check(_ l: Layer, _ label: String) throws {
         for inPool in [false, true] {
             var made = Conv2DFixtures.conv2d(tensors(l, seed: UInt64(l.cin * 31 + l.cout)), inPool: inPool)
-            if let q = l.quantize {
-                var step = made.plan.conv
-                step.quantize = q
-                let p = made.plan
-                made.plan = ExecutionPlan(steps: [.conv2d(step)], bufferFloats: p.bufferFloats, inputShape: p.inputShape,
-                                          output: p.output, outputShape: p.outputShape, constants: p.constants)
-            }
+            if let q = l.quantize { made.plan = Conv2DFixtures.quantizing(made.plan, by: q) }
             let cpu = try Conv2DFixtures.run(CPUBackend(weights: []), made)
             let gpu = try Conv2DFixtures.run(VulkanBackend(context: context, weights: []), made)
             Self.assertMatchesCPUPath(gpu, cpu, quantum: l.quantize?.scale ?? 0, "\(label)\(inPool ? " in the pool" : "")")

@@ -51,13 +51,7 @@ final class VulkanConv2DGraphWinogradTests: VulkanTestCase {
             "output": NamedTensor(name: "output", shape: [l.cout, l.outHeight, l.outWidth], values: []),
         ].merging(l.activation == .prelu ? ["slopes": NamedTensor(name: "slopes", shape: [l.cout], values: constants[2])] : [:]) { a, _ in a }
         var made = Conv2DFixtures.conv2d(t, inPool: inPool)
-        if let q = l.quantize {
-            guard case .conv2d(var step) = made.plan.steps[0] else { preconditionFailure("not a conv2d plan") }
-            step.quantize = q
-            let p = made.plan
-            made.plan = ExecutionPlan(steps: [.conv2d(step)], bufferFloats: p.bufferFloats, inputShape: p.inputShape,
-                                      output: p.output, outputShape: p.outputShape, constants: p.constants)
-        }
+        if let q = l.quantize { made.plan = Conv2DFixtures.quantizing(made.plan, by: q) }
         return Made(plan: made.plan, inputs: made.inputs, output: made.output, input: input, weights: weights, bias: bias)
     }
 
